@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make               module/pktfilt.ko for the running kernel, and tool/pktfilt
+# make KDIR=DIR      the module against another kernel's headers
+# make check         unit tests, then the VM tests on Debian 6.1 and 6.12
+# make demo          one packet's graph among background traffic, in the VM
+# make install       the module (into /lib/modules/KVER/extra) and the tool
+
+KVER	?= $(shell uname -r)
+KDIR	?= /lib/modules/$(KVER)/build
+PREFIX	?= /usr/local
+PWD	:= $(CURDIR)
+
+all: module tool
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel headers at $(KDIR): install linux-headers-$(KVER) or pass KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(PWD) modules
+
+tool:
+	$(MAKE) -C tool
+
+check:
+	selftests/check
+
+demo:
+	selftests/vm/demo
+
+modules_install: module
+	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
+
+install: modules_install
+	$(MAKE) -C tool install PREFIX=$(PREFIX)
+
+clean:
+	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(PWD) clean
+	rm -f module/*.o module/*.ko module/*.mod* module/.*.cmd module/modules.order
+	$(MAKE) -C tool clean
+	$(MAKE) -C selftests/unit clean
+
+.PHONY: all module tool check demo modules_install install clean

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * pktfilt generic netlink UAPI, shared by pktfilt.ko and the pktfilt tool.
+ *
+ * Family "pktfilt", version PKTFILT_GENL_VERSION. All integers are in host
+ * byte order except the IPv4/IPv6 addresses, which are in network order.
+ */
+#ifndef _UAPI_PKTFILT_H
+#define _UAPI_PKTFILT_H
+
+#define PKTFILT_GENL_NAME	"pktfilt"
+#define PKTFILT_GENL_VERSION	1
+#define PKTFILT_MCGRP_EVENTS	"events"
+
+enum pktfilt_cmd {
+	PKTFILT_CMD_UNSPEC,
+	PKTFILT_CMD_SET,	/* arm a filter, replacing any armed one (admin) */
+	PKTFILT_CMD_GET,	/* reply: the armed filter, state and counters */
+	PKTFILT_CMD_CLEAR,	/* disarm (admin) */
+	PKTFILT_CMD_STATS,	/* reply: state and counters only */
+	PKTFILT_CMD_PACKET,	/* multicast to "events": a packet was traced */
+
+	__PKTFILT_CMD_MAX,
+	PKTFILT_CMD_MAX = __PKTFILT_CMD_MAX - 1
+};
+
+/* Values of PKTFILT_A_PROTO: the IPPROTO_* numbers. */
+#define PKTFILT_PROTO_ICMP	1
+#define PKTFILT_PROTO_TCP	6
+#define PKTFILT_PROTO_UDP	17
+#define PKTFILT_PROTO_ICMPV6	58
+
+/* Bits of PKTFILT_A_FLAGS (SET). */
+/* Refuse to replace a filter armed by another PKTFILT_F_OWNED socket. */
+#define PKTFILT_F_EXCLUSIVE	(1U << 0)
+/* Clear the filter when the socket that armed it is closed. */
+#define PKTFILT_F_OWNED		(1U << 1)
+#define PKTFILT_F_ALL		(PKTFILT_F_EXCLUSIVE | PKTFILT_F_OWNED)
+
+/* Values of PKTFILT_A_STATE. */
+enum pktfilt_state {
+	PKTFILT_STATE_IDLE,	/* nothing armed, no hook installed */
+	PKTFILT_STATE_ARMED,	/* hooks installed, matching packets traced */
+};
+
+enum pktfilt_attr {
+	PKTFILT_A_UNSPEC,
+	PKTFILT_A_PAD,
+
+	/* Predicates (SET, and echoed by GET). Each is optional; all AND. */
+	PKTFILT_A_PROTO,	/* u8, one of PKTFILT_PROTO_* */
+	PKTFILT_A_SADDR4,	/* be32 */
+	PKTFILT_A_SADDR6,	/* 16 bytes */
+	PKTFILT_A_SADDR_PLEN,	/* u8 prefix length, default full length */
+	PKTFILT_A_DADDR4,	/* be32 */
+	PKTFILT_A_DADDR6,	/* 16 bytes */
+	PKTFILT_A_DADDR_PLEN,	/* u8 */
+	PKTFILT_A_SPORT_MIN,	/* u16 */
+	PKTFILT_A_SPORT_MAX,	/* u16, default SPORT_MIN */
+	PKTFILT_A_DPORT_MIN,	/* u16 */
+	PKTFILT_A_DPORT_MAX,	/* u16, default DPORT_MIN */
+	PKTFILT_A_IFINDEX,	/* u32, input interface */
+	PKTFILT_A_NETNS,	/* u32, inode number of the packet's netns */
+	PKTFILT_A_MARK,		/* u32, skb->mark value */
+	PKTFILT_A_MARK_MASK,	/* u32, default 0xffffffff */
+	PKTFILT_A_COUNT,	/* u32 packets to trace, default 1, 0 = no limit */
+	PKTFILT_A_FLAGS,	/* u32, PKTFILT_F_* */
+
+	/* State and counters (GET, STATS replies). */
+	PKTFILT_A_STATE,	/* u8, enum pktfilt_state */
+	PKTFILT_A_REMAINING,	/* u32, packets left to trace (COUNT > 0) */
+	PKTFILT_A_FILTER_ID,	/* u32, increases with every SET */
+	PKTFILT_A_STATS,	/* nested, enum pktfilt_stat */
+	PKTFILT_A_REASON,	/* string, why the last filter was disarmed */
+
+	/* Traced packet (PACKET notifications). */
+	PKTFILT_A_SEQ,		/* u64, sequence number, as in the trace event */
+	PKTFILT_A_CPU,		/* u32 */
+	PKTFILT_A_SPORT,	/* u16 */
+	PKTFILT_A_DPORT,	/* u16 */
+
+	__PKTFILT_A_MAX,
+	PKTFILT_A_MAX = __PKTFILT_A_MAX - 1
+};
+
+/* Counters since the module was loaded, nested in PKTFILT_A_STATS. */
+enum pktfilt_stat {
+	PKTFILT_STAT_UNSPEC,
+	PKTFILT_STAT_PAD,
+	PKTFILT_STAT_SEEN,	/* u64 packets that went through a hook */
+	PKTFILT_STAT_MATCHED,	/* u64 packets that matched the predicates */
+	PKTFILT_STAT_TRACED,	/* u64 matching packets that were traced */
+	PKTFILT_STAT_NOT_READY,	/* u64 matched, not traced: tracefs not ready */
+	PKTFILT_STAT_EXHAUSTED,	/* u64 matched after the count was used up */
+
+	__PKTFILT_STAT_MAX,
+	PKTFILT_STAT_MAX = __PKTFILT_STAT_MAX - 1
+};
+
+#endif /* _UAPI_PKTFILT_H */

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The predicate matcher, compiled into pktfilt.ko and into the user-space
+ * unit tests. No kernel or libc calls: only the key the hook extracted.
+ */
+#include "match.h"
+
+static int pf_addr_len(__u8 family)
+{
+	return family == PF_FAMILY_IPV4 ? 4 : 16;
+}
+
+static int pf_prefix_match(const __u8 *a, const __u8 *b, unsigned int plen)
+{
+	unsigned int i, bytes = plen / 8, bits = plen % 8;
+
+	for (i = 0; i < bytes; i++)
+		if (a[i] != b[i])
+			return 0;
+	if (bits) {
+		__u8 mask = (__u8)(0xff << (8 - bits));
+
+		if ((a[bytes] ^ b[bytes]) & mask)
+			return 0;
+	}
+	return 1;
+}
+
+static int pf_addr_match(const struct pf_addr_pred *p, __u8 family,
+			 const __u8 *addr)
+{
+	if (!p->family)
+		return 1;
+	/* An IPv4 predicate never matches an IPv6 packet, and back. */
+	if (p->family != family)
+		return 0;
+	return pf_prefix_match(p->addr, addr, p->plen);
+}
+
+static int pf_port_match(const struct pf_port_pred *p, int has_ports,
+			 __u16 port)
+{
+	if (!p->set)
+		return 1;
+	/* A port predicate never matches a packet without ports (ICMP). */
+	if (!has_ports)
+		return 0;
+	return port >= p->min && port <= p->max;
+}
+
+int pf_match(const struct pf_spec *spec, const struct pf_key *key)
+{
+	if (spec->proto && spec->proto != key->proto)
+		return 0;
+	if (spec->ifindex && spec->ifindex != key->ifindex)
+		return 0;
+	if (spec->netns && spec->netns != key->netns)
+		return 0;
+	if (spec->has_mark &&
+	    (key->mark & spec->mark_mask) != (spec->mark & spec->mark_mask))
+		return 0;
+	if (!pf_addr_match(&spec->saddr, key->family, key->saddr))
+		return 0;
+	if (!pf_addr_match(&spec->daddr, key->family, key->daddr))
+		return 0;
+	if (!pf_port_match(&spec->sport, key->has_ports, key->sport))
+		return 0;
+	if (!pf_port_match(&spec->dport, key->has_ports, key->dport))
+		return 0;
+	return 1;
+}
+
+static int pf_addr_pred_valid(const struct pf_addr_pred *p)
+{
+	if (!p->family)
+		return 1;
+	if (p->family != PF_FAMILY_IPV4 && p->family != PF_FAMILY_IPV6)
+		return 0;
+	return p->plen <= pf_addr_len(p->family) * 8;
+}
+
+int pf_spec_valid(const struct pf_spec *spec)
+{
+	/* Mixed families can never match a packet: reject, do not arm. */
+	if (spec->saddr.family && spec->daddr.family &&
+	    spec->saddr.family != spec->daddr.family)
+		return 0;
+	if (!pf_addr_pred_valid(&spec->saddr) ||
+	    !pf_addr_pred_valid(&spec->daddr))
+		return 0;
+	if (spec->sport.set && spec->sport.min > spec->sport.max)
+		return 0;
+	if (spec->dport.set && spec->dport.min > spec->dport.max)
+		return 0;
+	/* ICMP only exists over IPv4, ICMPv6 only over IPv6. */
+	if (spec->proto == 1 && (spec->saddr.family == PF_FAMILY_IPV6 ||
+				 spec->daddr.family == PF_FAMILY_IPV6))
+		return 0;
+	if (spec->proto == 58 && (spec->saddr.family == PF_FAMILY_IPV4 ||
+				  spec->daddr.family == PF_FAMILY_IPV4))
+		return 0;
+	/* ICMP has no ports: a port predicate could never match. */
+	if ((spec->proto == 1 || spec->proto == 58) &&
+	    (spec->sport.set || spec->dport.set))
+		return 0;
+	return 1;
+}

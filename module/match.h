@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The predicate matcher. Plain C over <linux/types.h> so that the module and
+ * the user-space unit tests compile the very same code.
+ */
+#ifndef PKTFILT_MATCH_H
+#define PKTFILT_MATCH_H
+
+#include <linux/types.h>
+
+#define PF_FAMILY_IPV4	4
+#define PF_FAMILY_IPV6	6
+
+/* An address predicate: family 0 means "any address". */
+struct pf_addr_pred {
+	__u8 family;		/* PF_FAMILY_IPV4, PF_FAMILY_IPV6 or 0 */
+	__u8 plen;		/* prefix length, <= 32 or <= 128 */
+	__u8 addr[16];		/* network order; IPv4 in the first 4 bytes */
+};
+
+/* A port predicate: set 0 means "any port". */
+struct pf_port_pred {
+	__u8 set;
+	__u16 min;
+	__u16 max;
+};
+
+/* The predicates of one filter; every field that is set must match. */
+struct pf_spec {
+	__u8 proto;		/* IPPROTO_* number, 0 = any */
+	struct pf_addr_pred saddr;
+	struct pf_addr_pred daddr;
+	struct pf_port_pred sport;
+	struct pf_port_pred dport;
+	__u32 ifindex;		/* 0 = any */
+	__u32 netns;		/* netns inode number, 0 = any */
+	__u8 has_mark;
+	__u32 mark;
+	__u32 mark_mask;
+};
+
+/* What the hook extracted from one packet. */
+struct pf_key {
+	__u8 family;		/* PF_FAMILY_IPV4 or PF_FAMILY_IPV6 */
+	__u8 proto;		/* IPPROTO_* number of the hooked handler */
+	__u8 has_ports;		/* TCP/UDP with a complete port pair */
+	__u8 saddr[16];
+	__u8 daddr[16];
+	__u16 sport;		/* host order */
+	__u16 dport;
+	__u32 ifindex;
+	__u32 netns;
+	__u32 mark;
+};
+
+/* Returns 1 if @key satisfies every predicate of @spec, 0 otherwise. */
+int pf_match(const struct pf_spec *spec, const struct pf_key *key);
+
+/* Returns 1 if @spec is self-consistent (lengths, ranges), 0 otherwise. */
+int pf_spec_valid(const struct pf_spec *spec);
+
+#endif /* PKTFILT_MATCH_H */

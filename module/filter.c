@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The armed filter: the per-packet decision, arming and disarming, counters.
+ *
+ * One filter at most is armed. The hooks read it under RCU; every change
+ * happens under pf_lock, which also orders hook installation, the gate's
+ * kretprobe and the filter pointer: hooks are installed before a filter is
+ * published, and removed (with synchronize_net()) before the gate goes.
+ */
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/workqueue.h>
+
+#include <pktfilt.h>
+#include "internal.h"
+#include "trace.h"
+
+/* Serializes arming, disarming, hook and gate changes. */
+DEFINE_MUTEX(pf_lock);
+DEFINE_PER_CPU(struct pf_stats, pf_stats);
+
+static struct pf_filter __rcu *pf_active;
+static atomic64_t pf_seq = ATOMIC64_INIT(0);
+static u32 pf_last_id;
+static const char *pf_reason = "";
+
+/* The filter whose count ran out; disarmed from process context. */
+static atomic_t pf_exhausted_id = ATOMIC_INIT(0);
+static void pf_exhausted_work_fn(struct work_struct *work);
+static DECLARE_WORK(pf_exhausted_work, pf_exhausted_work_fn);
+
+/*
+ * Decides for one packet, before its handler runs. Returns true if the
+ * gate is open and pf_rcv_end() must close it after the handler.
+ */
+bool notrace pf_rcv_begin(struct sk_buff *skb, enum pf_slot slot)
+{
+	struct pf_filter *f;
+	struct pf_key key;
+	u64 seq;
+
+	this_cpu_inc(pf_stats.seen);
+	f = rcu_dereference(pf_active);
+	if (!f || !pf_key_from_skb(skb, slot, &key) ||
+	    !pf_match(&f->spec, &key))
+		return false;
+	this_cpu_inc(pf_stats.matched);
+
+	if (!pf_gate_ready()) {
+		this_cpu_inc(pf_stats.not_ready);
+		return false;
+	}
+	if (f->count) {
+		/* Exactly count claims succeed, whatever the CPUs race. */
+		int left = atomic_dec_if_positive(&f->remaining);
+
+		if (left < 0) {
+			this_cpu_inc(pf_stats.exhausted);
+			return false;
+		}
+		if (!left) {
+			atomic_set(&pf_exhausted_id, f->id);
+			schedule_work(&pf_exhausted_work);
+		}
+	}
+
+	/* Event first: nothing of pktfilt's own must land inside the graph. */
+	seq = atomic64_inc_return(&pf_seq);
+	trace_pktfilt_packet(&key, seq, smp_processor_id());
+	pf_genl_notify_packet(&key, seq);
+
+	if (!pf_gate_open()) {
+		/* The kretprobe missed (no free instance): nothing was flipped. */
+		this_cpu_inc(pf_stats.not_ready);
+		return false;
+	}
+	this_cpu_inc(pf_stats.traced);
+	return true;
+}
+
+void notrace pf_rcv_end(void)
+{
+	pf_gate_close();
+}
+
+static unsigned int pf_spec_slots(const struct pf_spec *s)
+{
+	unsigned int slots = PF_SLOTS_ALL;
+	u8 family = s->saddr.family ? s->saddr.family : s->daddr.family;
+
+	if (family == PF_FAMILY_IPV4)
+		slots &= BIT(PF_SLOT_TCP4) | BIT(PF_SLOT_UDP4) | BIT(PF_SLOT_ICMP4);
+	else if (family == PF_FAMILY_IPV6)
+		slots &= BIT(PF_SLOT_TCP6) | BIT(PF_SLOT_UDP6) | BIT(PF_SLOT_ICMP6);
+
+	switch (s->proto) {
+	case IPPROTO_TCP:
+		slots &= BIT(PF_SLOT_TCP4) | BIT(PF_SLOT_TCP6);
+		break;
+	case IPPROTO_UDP:
+		slots &= BIT(PF_SLOT_UDP4) | BIT(PF_SLOT_UDP6);
+		break;
+	case IPPROTO_ICMP:
+		slots &= BIT(PF_SLOT_ICMP4);
+		break;
+	case IPPROTO_ICMPV6:
+		slots &= BIT(PF_SLOT_ICMP6);
+		break;
+	}
+	return slots;
+}
+
+/* Unpublishes and frees the armed filter, removes hooks and the gate. */
+static void pf_disarm_locked(const char *reason)
+{
+	struct pf_filter *old;
+
+	lockdep_assert_held(&pf_lock);
+	old = rcu_replace_pointer(pf_active, NULL, lockdep_is_held(&pf_lock));
+	/* synchronize_net() inside: no hook is running after this. */
+	pf_hooks_remove(PF_SLOTS_ALL);
+	pf_gate_disarm();
+	if (old) {
+		pf_reason = reason;
+		kfree(old);
+	}
+}
+
+u32 pf_filter_next_id(void)
+{
+	lockdep_assert_held(&pf_lock);
+	return ++pf_last_id;
+}
+
+/* Arms @f, replacing any armed filter; takes ownership of @f. */
+int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
+{
+	struct pf_filter *old;
+	unsigned int extra;
+	int ret;
+
+	mutex_lock(&pf_lock);
+	old = rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
+	if (old && (old->flags & PKTFILT_F_OWNED) &&
+	    (f->flags & PKTFILT_F_EXCLUSIVE) &&
+	    (old->owner_net != f->owner_net ||
+	     old->owner_portid != f->owner_portid)) {
+		NL_SET_ERR_MSG(extack,
+			       "another pktfilt trace is running: its filter is armed until it ends");
+		ret = -EBUSY;
+		goto err;
+	}
+
+	ret = pf_gate_arm(extack);
+	if (ret)
+		goto err;
+	f->slots = pf_spec_slots(&f->spec);
+	ret = pf_hooks_install(f->slots, extack);
+	if (ret) {
+		if (!old)
+			pf_disarm_locked(NULL);
+		goto err;
+	}
+
+	f->id = pf_filter_next_id();
+	atomic_set(&f->remaining, f->count);
+	rcu_assign_pointer(pf_active, f);
+	pf_reason = "";
+
+	extra = pf_hooks_installed() & ~f->slots;
+	if (extra)
+		pf_hooks_remove(extra);
+	mutex_unlock(&pf_lock);
+	if (old)
+		kfree_rcu(old, rcu);
+	return 0;
+err:
+	mutex_unlock(&pf_lock);
+	kfree(f);
+	return ret;
+}
+
+void pf_filter_clear(const char *reason)
+{
+	mutex_lock(&pf_lock);
+	pf_disarm_locked(reason);
+	mutex_unlock(&pf_lock);
+}
+
+/* A netlink socket went away: drop the filter it owned, if any. */
+void pf_filter_owner_gone(struct net *net, u32 portid)
+{
+	struct pf_filter *f;
+
+	mutex_lock(&pf_lock);
+	f = rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
+	if (f && (f->flags & PKTFILT_F_OWNED) && f->owner_net == net &&
+	    f->owner_portid == portid)
+		pf_disarm_locked("the owning pktfilt process exited");
+	mutex_unlock(&pf_lock);
+}
+
+static void pf_exhausted_work_fn(struct work_struct *work)
+{
+	struct pf_filter *f;
+
+	mutex_lock(&pf_lock);
+	f = rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
+	if (f && f->count && f->id == (u32)atomic_read(&pf_exhausted_id) &&
+	    !atomic_read(&f->remaining))
+		pf_disarm_locked("count reached: all packets traced");
+	mutex_unlock(&pf_lock);
+}
+
+struct pf_filter *pf_filter_get_locked(void)
+{
+	return rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
+}
+
+const char *pf_filter_reason_locked(void)
+{
+	lockdep_assert_held(&pf_lock);
+	return pf_reason;
+}
+
+void pf_filter_stats(struct pf_stats *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct pf_stats *s = per_cpu_ptr(&pf_stats, cpu);
+
+		sum->seen += READ_ONCE(s->seen);
+		sum->matched += READ_ONCE(s->matched);
+		sum->traced += READ_ONCE(s->traced);
+		sum->not_ready += READ_ONCE(s->not_ready);
+		sum->exhausted += READ_ONCE(s->exhausted);
+	}
+}
+
+void pf_filter_exit(void)
+{
+	cancel_work_sync(&pf_exhausted_work);
+	pf_filter_clear("module unloaded");
+	/* Wait for kfree_rcu() of replaced filters before the code goes. */
+	rcu_barrier();
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Declarations shared by the pktfilt.ko source files. */
+#ifndef PKTFILT_INTERNAL_H
+#define PKTFILT_INTERNAL_H
+
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/skbuff.h>
+#include <net/netlink.h>
+
+#include "match.h"
+
+/* The protocol handler slots pktfilt can wrap. */
+enum pf_slot {
+	PF_SLOT_TCP4,
+	PF_SLOT_UDP4,
+	PF_SLOT_ICMP4,
+	PF_SLOT_TCP6,
+	PF_SLOT_UDP6,
+	PF_SLOT_ICMP6,
+	PF_SLOT_NUM
+};
+
+#define PF_SLOTS_ALL	((1U << PF_SLOT_NUM) - 1)
+
+/* An armed filter. Readers: under RCU from the hooks. Writers: pf_lock. */
+struct pf_filter {
+	struct rcu_head rcu;
+	struct pf_spec spec;
+	u32 id;			/* PKTFILT_A_FILTER_ID */
+	u32 count;		/* packets to trace, 0 = no limit */
+	atomic_t remaining;	/* of count; claimed before each trace */
+	u32 flags;		/* PKTFILT_F_* */
+	u32 owner_portid;	/* netlink socket that armed it, if OWNED */
+	struct net *owner_net;	/* not a reference: only compared */
+	unsigned int slots;	/* bit per enum pf_slot that must be hooked */
+};
+
+struct pf_stats {
+	u64 seen;
+	u64 matched;
+	u64 traced;
+	u64 not_ready;
+	u64 exhausted;
+};
+
+/* filter.c: the armed filter, arming and disarming, counters */
+extern struct mutex pf_lock;
+DECLARE_PER_CPU(struct pf_stats, pf_stats);
+int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack);
+void pf_filter_clear(const char *reason);
+void pf_filter_owner_gone(struct net *net, u32 portid);
+struct pf_filter *pf_filter_get_locked(void);
+void pf_filter_stats(struct pf_stats *sum);
+u32 pf_filter_next_id(void);
+const char *pf_filter_reason_locked(void);
+bool pf_rcv_begin(struct sk_buff *skb, enum pf_slot slot);
+void pf_rcv_end(void);
+void pf_filter_exit(void);
+
+/* hooks.c: wrapping inet_protos[] / inet6_protos[] slots */
+int pf_hooks_install(unsigned int slots, struct netlink_ext_ack *extack);
+void pf_hooks_remove(unsigned int slots);
+unsigned int pf_hooks_installed(void);
+u8 pf_slot_proto(enum pf_slot slot);
+u8 pf_slot_family(enum pf_slot slot);
+
+/* key.c: what a packet looks like to the matcher */
+bool pf_key_from_skb(const struct sk_buff *skb, enum pf_slot slot,
+		     struct pf_key *key);
+
+/* gate.c: turning function_graph on for the current CPU */
+int pf_gate_init(void);
+void pf_gate_exit(void);
+int pf_gate_arm(struct netlink_ext_ack *extack);
+void pf_gate_disarm(void);
+bool pf_gate_ready(void);
+bool pf_gate_open(void);
+void pf_gate_close(void);
+
+/* genl.c: the generic netlink family */
+int pf_genl_init(void);
+void pf_genl_exit(void);
+void pf_genl_notify_packet(const struct pf_key *key, u64 seq);
+
+#endif /* PKTFILT_INTERNAL_H */

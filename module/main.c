@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pktfilt: the complete function_graph of exactly the packets you name.
+ *
+ * Loading hooks nothing. A filter set over generic netlink wraps the
+ * protocol receive handlers it needs; for a matching packet the current CPU
+ * is traced for exactly the duration of the original handler (gate.c).
+ */
+#include <linux/module.h>
+#include <net/genetlink.h>
+
+#include <pktfilt.h>
+#include "internal.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
+static int __init pktfilt_init(void)
+{
+	int ret;
+
+	ret = pf_gate_init();
+	if (ret)
+		return ret;
+	ret = pf_genl_init();
+	if (ret) {
+		pf_gate_exit();
+		return ret;
+	}
+	return 0;
+}
+
+static void __exit pktfilt_exit(void)
+{
+	/* No new requests, then no filter, no hook, no gate. */
+	pf_genl_exit();
+	pf_filter_exit();
+	pf_gate_exit();
+}
+
+module_init(pktfilt_init);
+module_exit(pktfilt_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Trace the complete function_graph of the packets you name");
+MODULE_AUTHOR("pktfilt developers");
+MODULE_VERSION("0.1.0");
+MODULE_ALIAS_GENL_FAMILY(PKTFILT_GENL_NAME);

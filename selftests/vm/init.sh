@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the pktfilt test VM (busybox sh, PID 1). Installed by
+# selftests/vm/run, which also appends /etc/vm/env and /etc/vm/cmd for each
+# run as a second cpio archive.
+#
+# It mounts the usual filesystems, loads the kernel modules listed in
+# /etc/vm/modules, runs /etc/vm/cmd with /bin/sh from /pktfilt with its output
+# on the console, checks dmesg for BUG/WARNING/Oops/Call Trace, prints
+# "<marker> exit=RC dmesg=ok|bad" (the host strips that line), and powers off.
+
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root
+export TERM="${TERM:-linux}"
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+exec </dev/console >/dev/console 2>&1
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /run
+mkdir -p /run/netns
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+ln -s /proc/self/fd /dev/fd 2>/dev/null
+ln -s /proc/mounts /etc/mtab 2>/dev/null
+hostname pktfilt-vm
+echo /sbin/modprobe >/proc/sys/kernel/modprobe
+
+# VM_MARKER, VM_INTERACTIVE, VM_DMESG_IGNORE come from the host.
+VM_MARKER=
+VM_INTERACTIVE=0
+VM_DMESG_IGNORE=
+# shellcheck source=/dev/null
+. /etc/vm/env
+
+while read -r m; do
+	[ -n "$m" ] && { modprobe "$m" || echo "vm-init: modprobe $m failed"; }
+done </etc/vm/modules
+
+ip link set lo up
+
+cd /pktfilt || cd /
+if [ "$VM_INTERACTIVE" = 1 ]; then
+	echo "pktfilt VM: $(uname -r); 'poweroff -f' or exit the shell to stop"
+	if [ -s /etc/vm/cmd ]; then
+		setsid cttyhack /bin/sh /etc/vm/cmd
+	else
+		# busybox ash for its line editing; /etc/profile aliases the
+		# commands whose real programs its applets would shadow (ip).
+		setsid cttyhack /bin/busybox ash -l
+	fi
+	rc=$?
+else
+	echo "$VM_MARKER start"
+	/bin/sh /etc/vm/cmd </dev/null
+	rc=$?
+fi
+
+# Kernel complaints anywhere since boot fail the run. VM_DMESG_IGNORE is an
+# extended regex of known-harmless lines.
+dmesg_status=ok
+bad=$(dmesg | grep -E 'BUG|WARNING|Oops|Call Trace')
+if [ -n "$bad" ] && [ -n "$VM_DMESG_IGNORE" ]; then
+	bad=$(printf '%s\n' "$bad" | grep -Ev "$VM_DMESG_IGNORE")
+fi
+if [ -n "$bad" ]; then
+	dmesg_status=bad
+	echo "vm: dmesg has BUG/WARNING/Oops/Call Trace; full dmesg follows"
+	echo "----- dmesg -----"
+	dmesg
+	echo "----- end of dmesg -----"
+fi
+
+if [ "$VM_INTERACTIVE" = 1 ]; then
+	echo "vm: exit $rc, dmesg $dmesg_status"
+else
+	echo "$VM_MARKER exit=$rc dmesg=$dmesg_status"
+fi
+poweroff -f
+# Should poweroff fail, PID 1 must not exit normally; force it.
+echo 1 >/proc/sys/kernel/sysrq
+echo o >/proc/sysrq-trigger
+sleep 5

@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pktfilt: arm the pktfilt module so that ftrace's function_graph records
+ * exactly one chosen packet's protocol receive handler.
+ *
+ * Exit statuses: 0 done, 1 runtime or kernel error, 2 usage error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pktfilt.h"
+#include "parse.h"
+#include "nl.h"
+#include "show.h"
+
+#ifndef PKTFILT_VERSION
+#error "PKTFILT_VERSION must be defined (see tool/Makefile)"
+#endif
+
+#define EXIT_OK		0
+#define EXIT_RUNTIME	1
+#define EXIT_USAGE	2
+
+#define HINT	"try 'pktfilt --help'"
+
+struct pf_cmd {
+	const char *name;
+	int (*run)(const struct pf_cmd *cmd, int argc, char **argv);
+	__u8 nl_cmd;
+	const char *synopsis;
+	const char *help;	/* its paragraph of COMMANDS */
+	const char *examples;	/* its part of EXAMPLES, or NULL */
+};
+
+static const char help_name[] =
+"NAME\n"
+"    pktfilt - trace one chosen packet's protocol receive handler\n";
+
+static const char help_description[] =
+"DESCRIPTION\n"
+"    pktfilt controls the pktfilt kernel module. The module hooks the\n"
+"    receive handlers of TCP, UDP, ICMP and ICMPv6 (over IPv4 and IPv6).\n"
+"    When a received packet matches the armed filter, it lets ftrace's\n"
+"    function_graph tracer record that packet's handler, every function it\n"
+"    calls included, and nothing else: the trace shows how the kernel\n"
+"    processed exactly that packet, not the interleaved work of the\n"
+"    thousands of packets around it. A pktfilt trace event marks the start\n"
+"    of each traced packet.\n"
+"\n"
+"    A filter is a set of predicates and a packet count. It stays armed\n"
+"    until it has traced COUNT packets or is cleared; then the module is\n"
+"    idle and costs nothing. There is one filter at a time.\n";
+
+static const char help_set[] =
+"    pktfilt set [PREDICATE]... [--count N]\n"
+"        Arm a filter made of the given predicates (see PREDICATES),\n"
+"        replacing the armed filter if there is one (the counters stay:\n"
+"        they count from module load). All values are checked before\n"
+"        anything is sent. Needs CAP_NET_ADMIN; prints nothing on success.\n"
+"\n"
+"        --count N\n"
+"            Trace the first N matching packets, then disarm. 0 means no\n"
+"            limit: trace every matching packet until 'pktfilt clear'.\n"
+"            Default 1. A packet that matches after the count is used up\n"
+"            is not traced; it counts as \"exhausted\".\n";
+
+static const char help_show[] =
+"    pktfilt show\n"
+"        Print the state of the module:\n"
+"            state        armed, or idle when nothing is armed\n"
+"            filter id    a number that grows with every 'set'\n"
+"            filter       the armed filter, as the 'pktfilt set' command\n"
+"                         that arms it again (copy and paste it); when\n"
+"                         idle, \"last filter\" if the module reports one\n"
+"            remaining    packets still to trace, or unlimited\n"
+"            last disarm  why the previous filter was disarmed\n"
+"        and the counters, which run from module load:\n"
+"            seen         packets that went through pktfilt's hooks\n"
+"            matched      packets that matched the filter's predicates\n"
+"            traced       matched packets whose handler was traced\n"
+"            not ready    matched but not traced: tracefs not prepared\n"
+"                         (see TRACEFS PREPARATION)\n"
+"            exhausted    matched after the count was used up\n"
+"        A namespace is shown by its /run/netns name when it has one, an\n"
+"        interface by name when pktfilt can see into its namespace,\n"
+"        else both by number.\n";
+
+static const char help_clear[] =
+"    pktfilt clear\n"
+"        Disarm the filter. Needs CAP_NET_ADMIN.\n";
+
+static const char help_help[] =
+"    pktfilt help [COMMAND], pktfilt COMMAND --help, pktfilt --help\n"
+"        This text, or the part of it about COMMAND.\n"
+"\n"
+"    pktfilt --version\n"
+"        The version of pktfilt and of the netlink interface it speaks.\n";
+
+static const char help_predicates[] =
+"PREDICATES\n"
+"    A packet matches when it satisfies every predicate given: they are\n"
+"    ANDed. A predicate not given matches any packet; with none at all,\n"
+"    every packet matches. Write each as --opt VALUE or --opt=VALUE, and\n"
+"    each at most once.\n"
+"\n"
+"    --proto tcp|udp|icmp|icmpv6\n"
+"        The receive handler the packet enters. tcp and udp match over\n"
+"        IPv4 and IPv6, icmp only over IPv4, icmpv6 only over IPv6.\n"
+"\n"
+"    --saddr ADDR[/LEN]\n"
+"    --daddr ADDR[/LEN]\n"
+"        Source or destination address: an IPv4 address (192.0.2.1) or\n"
+"        an IPv6 one (2001:db8::1), with an optional prefix length LEN,\n"
+"        0-32 for IPv4 and 0-128 for IPv6. Only the first LEN bits are\n"
+"        compared; without LEN, the whole address. An IPv4 predicate never\n"
+"        matches an IPv6 packet, nor an IPv6 one an IPv4 packet, even with\n"
+"        LEN 0: 0.0.0.0/0 means \"any IPv4 packet\". --saddr and --daddr\n"
+"        must be of the same family; with --proto icmp they must be IPv4,\n"
+"        with --proto icmpv6 IPv6.\n"
+"\n"
+"    --sport P[-P]\n"
+"    --dport P[-P]\n"
+"        Source or destination port, or an inclusive range MIN-MAX, each\n"
+"        0-65535, MIN <= MAX. Only TCP and UDP have ports: a port\n"
+"        predicate never matches an ICMP or ICMPv6 packet, and is refused\n"
+"        with --proto icmp or icmpv6.\n"
+"\n"
+"    --dev IFNAME\n"
+"        The interface the packet was received on. The name is turned into\n"
+"        an interface index once, by 'set': recreating the interface\n"
+"        later makes a new index that does not match. With --netns, the\n"
+"        name is looked up inside that namespace, which pktfilt enters for\n"
+"        the purpose (needs CAP_SYS_ADMIN unless it is pktfilt's own).\n"
+"        Without --netns, it is the interface of pktfilt's own namespace,\n"
+"        and 'set' adds the --netns predicate for it: an index alone\n"
+"        would match in every namespace (lo is 1 in all of them).\n"
+"\n"
+"    --ifindex N\n"
+"        The same predicate by interface index, 1-4294967295. 'show'\n"
+"        prints it when it cannot tell the interface's name. Without\n"
+"        --netns, it matches that index in every namespace.\n"
+"\n"
+"    --netns PATH|INODE\n"
+"        The network namespace the packet was received in: a namespace\n"
+"        file, like /run/netns/NAME ('ip netns add NAME') or\n"
+"        /proc/PID/ns/net, or the namespace's inode number in decimal, as\n"
+"        'lsns -t net' or 'stat -L -c %i /proc/PID/ns/net' print it.\n"
+"\n"
+"    --mark VALUE[/MASK]\n"
+"        The packet mark (skb->mark), as set by nftables 'meta mark set',\n"
+"        iptables -j MARK or SO_MARK. Matches when\n"
+"        (mark & MASK) == (VALUE & MASK). VALUE and MASK are 32-bit\n"
+"        numbers, decimal or hexadecimal after 0x; MASK defaults to\n"
+"        0xffffffff.\n";
+
+static const char help_tracefs[] =
+"TRACEFS PREPARATION\n"
+"    pktfilt does not set the tracer up: do it once, as root, before\n"
+"    arming a filter:\n"
+"\n"
+"        cd /sys/kernel/tracing\n"
+"        cat /proc/sys/kernel/pid_max > set_ftrace_pid\n"
+"        echo 1 > events/pktfilt/enable\n"
+"        echo function_graph > current_tracer\n"
+"\n"
+"    The first line limits function tracing to a PID that no task can\n"
+"    have, so that function_graph records nothing by itself: the module\n"
+"    lets through the traced packet's handler only. The second enables\n"
+"    pktfilt's trace events, which mark each traced packet in the trace.\n"
+"    The third starts the tracer. Then read the result from trace or\n"
+"    trace_pipe. A packet that matches while this is not in place is not\n"
+"    traced and counts as \"not ready\". To undo: echo nop > current_tracer;\n"
+"    echo > set_ftrace_pid; echo 0 > events/pktfilt/enable. Where tracefs\n"
+"    is not mounted there, it is at /sys/kernel/debug/tracing, or:\n"
+"    mount -t tracefs nodev /sys/kernel/tracing.\n";
+
+static const char help_exit[] =
+"EXIT STATUS\n"
+"    0   Success.\n"
+"    1   Runtime error: the module is not loaded, permission denied, the\n"
+"        kernel refused the request (pktfilt prints its reason), a\n"
+"        namespace could not be entered.\n"
+"    2   Usage error: unknown command or option, a stray argument, a\n"
+"        missing, malformed or inconsistent value, an interface or\n"
+"        namespace that does not exist. Nothing was sent to the kernel.\n";
+
+static const char examples_set[] =
+"    Trace the next TCP packet for port 22 from 192.0.2.0/24:\n"
+"        pktfilt set --proto tcp --saddr 192.0.2.0/24 --dport 22\n"
+"\n"
+"    Trace the next echo reply from 192.0.2.1, and read the trace:\n"
+"        pktfilt set --proto icmp --saddr 192.0.2.1\n"
+"        ping -c 1 192.0.2.1\n"
+"        cat /sys/kernel/tracing/trace\n"
+"\n"
+"    Trace the next 5 DNS answers received on eth0 of namespace blue:\n"
+"        pktfilt set --proto udp --sport 53 --netns /run/netns/blue \\\n"
+"                    --dev eth0 --count 5\n"
+"\n"
+"    Trace IPv6 packets to ports 8000-8099 marked 0x10 in the low byte of\n"
+"    their mark, until cleared:\n"
+"        pktfilt set --daddr=::/0 --dport=8000-8099 --mark=0x10/0xff \\\n"
+"                    --count=0\n";
+
+static const char examples_show[] =
+"    See what is armed and what it did:\n"
+"        pktfilt show\n";
+
+static const char examples_clear[] =
+"    Disarm:\n"
+"        pktfilt clear\n";
+
+static int cmd_set(const struct pf_cmd *cmd, int argc, char **argv);
+static int cmd_show(const struct pf_cmd *cmd, int argc, char **argv);
+static int cmd_clear(const struct pf_cmd *cmd, int argc, char **argv);
+
+static const struct pf_cmd pf_cmds[] = {
+	{ "set",   cmd_set,   PKTFILT_CMD_SET,
+	  "pktfilt set [PREDICATE]... [--count N]", help_set, examples_set },
+	{ "show",  cmd_show,  PKTFILT_CMD_GET,
+	  "pktfilt show", help_show, examples_show },
+	{ "clear", cmd_clear, PKTFILT_CMD_CLEAR,
+	  "pktfilt clear", help_clear, examples_clear },
+};
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define NR_CMDS		ARRAY_SIZE(pf_cmds)
+
+static void print_synopsis(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "SYNOPSIS\n");
+	for (i = 0; i < NR_CMDS; i++)
+		fprintf(out, "    %s\n", pf_cmds[i].synopsis);
+	fprintf(out,
+		"    pktfilt help [COMMAND]\n"
+		"    pktfilt --help | --version\n"
+		"\n"
+		"    PREDICATE := --proto tcp|udp|icmp|icmpv6 |\n"
+		"                 --saddr ADDR[/LEN] | --daddr ADDR[/LEN] |\n"
+		"                 --sport P[-P] | --dport P[-P] |\n"
+		"                 --dev IFNAME | --ifindex N | --netns PATH|INODE |\n"
+		"                 --mark VALUE[/MASK]\n");
+}
+
+static void print_help(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "%s\n", help_name);
+	print_synopsis(out);
+	fprintf(out, "\n%s\nCOMMANDS\n", help_description);
+	for (i = 0; i < NR_CMDS; i++)
+		fprintf(out, "%s\n", pf_cmds[i].help);
+	fprintf(out, "%s\n%s\n%s\n%s\nEXAMPLES\n", help_help, help_predicates,
+		help_tracefs, help_exit);
+	for (i = 0; i < NR_CMDS; i++)
+		fprintf(out, "%s%s", i ? "\n" : "", pf_cmds[i].examples);
+}
+
+static void print_cmd_help(FILE *out, const struct pf_cmd *cmd)
+{
+	fprintf(out, "SYNOPSIS\n    %s\n\nDESCRIPTION\n%s", cmd->synopsis,
+		cmd->help);
+	if (cmd->run == cmd_set)
+		fprintf(out, "\n%s\n%s", help_predicates, help_tracefs);
+	fprintf(out, "\n%s\nEXAMPLES\n%s", help_exit, cmd->examples);
+}
+
+static void print_version(void)
+{
+	printf("pktfilt %s (netlink family version %d)\n", PKTFILT_VERSION,
+	       PKTFILT_GENL_VERSION);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "pktfilt: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n" HINT "\n");
+	return EXIT_USAGE;
+}
+
+static const struct pf_cmd *find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_CMDS; i++)
+		if (!strcmp(name, pf_cmds[i].name))
+			return &pf_cmds[i];
+	return NULL;
+}
+
+static int open_nl(struct pf_nl **nl)
+{
+	int err = pf_nl_open(nl);
+
+	if (err == -ENOENT)
+		fprintf(stderr,
+			"pktfilt: the pktfilt module is not loaded (insmod pktfilt.ko)\n");
+	else if (err)
+		fprintf(stderr, "pktfilt: cannot talk to the kernel: %s\n",
+			strerror(-err));
+	return err ? EXIT_RUNTIME : EXIT_OK;
+}
+
+/* The kernel's own words first, then ours. */
+static int kernel_error(const struct pf_cmd *cmd, struct pf_nl *nl, int err)
+{
+	const char *msg = pf_nl_extack(nl);
+
+	if (msg)
+		fprintf(stderr, "pktfilt: kernel: %s\n", msg);
+	if (err == -EPERM && cmd->nl_cmd != PKTFILT_CMD_GET)
+		fprintf(stderr,
+			"pktfilt: permission denied: set and clear need CAP_NET_ADMIN\n");
+	else
+		fprintf(stderr, "pktfilt: %s: %s\n", cmd->name,
+			strerror(-err));
+	return EXIT_RUNTIME;
+}
+
+/* Send @cmd's request, filled by @filter if not NULL; reply to @reply. */
+static int request(const struct pf_cmd *cmd, const struct pf_filter *filter,
+		   pf_nl_reply_fn reply, void *arg)
+{
+	struct pf_nl *nl;
+	struct nl_msg *msg;
+	int ret, err;
+
+	ret = open_nl(&nl);
+	if (ret)
+		return ret;
+	msg = pf_nl_msg(nl, cmd->nl_cmd);
+	if (!msg || (filter && pf_nl_put_filter(msg, filter))) {
+		fprintf(stderr, "pktfilt: %s: cannot build the request\n",
+			cmd->name);
+		nlmsg_free(msg);
+		pf_nl_close(nl);
+		return EXIT_RUNTIME;
+	}
+	err = pf_nl_request(nl, msg, reply, arg);
+	if (err)
+		ret = kernel_error(cmd, nl, err);
+	else if (pf_nl_extack(nl))	/* a warning with the ack */
+		fprintf(stderr, "pktfilt: kernel: %s\n", pf_nl_extack(nl));
+	pf_nl_close(nl);
+	return ret;
+}
+
+static int no_arguments(int argc, char **argv)
+{
+	if (argc < 1)
+		return EXIT_OK;
+	if (argv[0][0] == '-' && argv[0][1])
+		return usage_error("unknown option '%s'", argv[0]);
+	return usage_error("unexpected argument '%s'", argv[0]);
+}
+
+static int cmd_set(const struct pf_cmd *cmd, int argc, char **argv)
+{
+	struct pf_filter filter;
+	char err[256];
+
+	switch (pf_parse_filter(argc, argv, &filter, &pf_system_resolver, err,
+				sizeof(err))) {
+	case PF_PARSE_OK:
+		return request(cmd, &filter, NULL, NULL);
+	case PF_PARSE_SYNTAX:
+		return usage_error("%s", err);
+	case PF_PARSE_SYSTEM:
+		fprintf(stderr, "pktfilt: %s\n", err);
+		return EXIT_RUNTIME;
+	default:
+		fprintf(stderr, "pktfilt: %s\n", err);
+		return EXIT_USAGE;
+	}
+}
+
+static int cmd_show(const struct pf_cmd *cmd, int argc, char **argv)
+{
+	struct pf_status st;
+	int ret = no_arguments(argc, argv);
+
+	if (ret)
+		return ret;
+	memset(&st, 0, sizeof(st));
+	ret = request(cmd, NULL, pf_show_decode, &st);
+	if (!ret)
+		pf_show_print(stdout, &st, &pf_system_resolver);
+	return ret;
+}
+
+static int cmd_clear(const struct pf_cmd *cmd, int argc, char **argv)
+{
+	int ret = no_arguments(argc, argv);
+
+	return ret ? ret : request(cmd, NULL, NULL, NULL);
+}
+
+static int is_help(const char *arg)
+{
+	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct pf_cmd *cmd;
+
+	if (argc < 1) {
+		print_help(stdout);
+		return EXIT_OK;
+	}
+	if (argc > 1)
+		return usage_error("help: unexpected argument '%s'", argv[1]);
+	cmd = find_cmd(argv[0]);
+	if (!cmd)
+		return usage_error("help: unknown command '%s'", argv[0]);
+	print_cmd_help(stdout, cmd);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const struct pf_cmd *cmd;
+	int i;
+
+	if (argc < 2) {
+		print_synopsis(stderr);
+		fprintf(stderr, "\n" HINT "\n");
+		return EXIT_USAGE;
+	}
+	if (is_help(argv[1]))
+		return cmd_help(0, NULL);
+	if (!strcmp(argv[1], "--version")) {
+		print_version();
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help"))
+		return cmd_help(argc - 2, argv + 2);
+
+	cmd = find_cmd(argv[1]);
+	if (!cmd) {
+		if (argv[1][0] == '-')
+			return usage_error("unknown option '%s'", argv[1]);
+		return usage_error("unknown command '%s'", argv[1]);
+	}
+	/* "--help" anywhere wins, as in git: no half-parsed command runs. */
+	for (i = 2; i < argc; i++) {
+		if (is_help(argv[i])) {
+			print_cmd_help(stdout, cmd);
+			return EXIT_OK;
+		}
+	}
+	return cmd->run(cmd, argc - 2, argv + 2);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The generic netlink client: one socket, one request at a time.
+ */
+#ifndef PKTFILT_NL_H
+#define PKTFILT_NL_H
+
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "pktfilt.h"
+#include "parse.h"
+
+struct pf_nl;
+
+/* Called for every reply message, with its attributes parsed. */
+typedef int (*pf_nl_reply_fn)(struct nlattr **tb, void *arg);
+
+/*
+ * Connect and resolve the "pktfilt" family. Returns 0, -ENOENT if the family
+ * is not registered (module not loaded) or another negative errno.
+ */
+int pf_nl_open(struct pf_nl **nl);
+void pf_nl_close(struct pf_nl *nl);
+
+/* A request message for @cmd, to fill with attributes and pass to send. */
+struct nl_msg *pf_nl_msg(struct pf_nl *nl, __u8 cmd);
+
+/*
+ * Send @msg (consumed), call @reply for each reply and wait for the ack.
+ * Returns 0 or the negative errno the kernel (or libnl) reported; then
+ * pf_nl_extack() has the kernel's explanation, if it gave one.
+ */
+int pf_nl_request(struct pf_nl *nl, struct nl_msg *msg, pf_nl_reply_fn reply,
+		  void *arg);
+const char *pf_nl_extack(const struct pf_nl *nl);
+
+/* A pktfilt message's attributes, checked against the UAPI's types. */
+int pf_nl_parse(struct nl_msg *msg, struct nlattr **tb);
+
+/* Filter <-> attributes: SET requests, and what GET echoes back. */
+int pf_nl_put_filter(struct nl_msg *msg, const struct pf_filter *f);
+int pf_nl_get_filter(struct nlattr **tb, struct pf_filter *f);
+
+#endif /* PKTFILT_NL_H */

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Command-line predicates <-> struct pf_filter.
+ *
+ * Pure parsing: the only contact with the system is through a struct
+ * pf_resolver (interface names, namespace files), so that the unit tests can
+ * drive every path with fakes. Nothing here knows about netlink.
+ */
+#ifndef PKTFILT_PARSE_H
+#define PKTFILT_PARSE_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "match.h"
+
+/* What "pktfilt set" sends: the predicates plus how many packets to trace. */
+struct pf_filter {
+	struct pf_spec spec;
+	__u32 count;		/* packets to trace, 0 = no limit */
+	__u32 flags;		/* PKTFILT_F_*: never set by "set" itself */
+};
+
+#define PF_DEFAULT_COUNT	1
+
+/*
+ * The system lookups the parser needs. Each returns 0 or a negative errno;
+ * pf_system_resolver is the real thing, tests pass their own.
+ */
+struct pf_resolver {
+	/*
+	 * Inode number of the network namespace file @path. -ENOENT etc. as
+	 * from open(2); -EINVAL if @path is not a network namespace.
+	 */
+	int (*netns_ino)(const char *path, __u32 *ino);
+	/*
+	 * A path naming the network namespace with inode @ino: our own
+	 * namespace or one under /run/netns. -ENOENT if there is none.
+	 */
+	int (*netns_path)(__u32 ino, char *buf, size_t len);
+	/*
+	 * Index of interface @name in the namespace at @netns_path (NULL:
+	 * the one we run in). -ENODEV if there is no such interface.
+	 */
+	int (*ifindex)(const char *name, const char *netns_path, __u32 *ifindex);
+	/* Name of interface @ifindex, as above; -ENODEV if none. */
+	int (*ifname)(__u32 ifindex, const char *netns_path, char *buf,
+		      size_t len);
+};
+
+extern const struct pf_resolver pf_system_resolver;
+
+/*
+ * Outcome of parsing, mapped to exit statuses by the caller:
+ * INVALID	a bad or inconsistent value: exit 2
+ * SYNTAX	unknown option, stray or missing argument: exit 2, and point
+ *		at --help
+ * SYSTEM	a lookup failed for reasons other than the user's input
+ *		(permissions...): exit 1
+ * UNKNOWN	pf_parse_arg() only: not a predicate option
+ */
+enum pf_parse_status {
+	PF_PARSE_OK = 0,
+	PF_PARSE_INVALID,
+	PF_PARSE_SYNTAX,
+	PF_PARSE_SYSTEM,
+	PF_PARSE_UNKNOWN,
+};
+
+/*
+ * Incremental parser, so that a command can mix predicates with options of
+ * its own: call pf_parse_arg() on each argument, handle PF_PARSE_UNKNOWN
+ * yourself, then pf_parse_finish().
+ */
+struct pf_parser {
+	struct pf_filter *filter;
+	const struct pf_resolver *res;
+	unsigned int given;		/* bit per option: catches repeats */
+	const char *dev;		/* resolved by pf_parse_finish() */
+	const char *netns;		/* as typed: a path or an inode number */
+	const char *saddr, *daddr, *sport, *dport;	/* for messages */
+	char err[256];			/* why, without the "pktfilt: " */
+};
+
+void pf_parser_init(struct pf_parser *p, struct pf_filter *filter,
+		    const struct pf_resolver *res);
+/*
+ * Parse the option at argv[*i] ("--opt value" or "--opt=value") and advance
+ * *i past what it used. Returns PF_PARSE_UNKNOWN, leaving *i alone, if
+ * argv[*i] is not a predicate option.
+ */
+enum pf_parse_status pf_parse_arg(struct pf_parser *p, int argc,
+				  char *const *argv, int *i);
+/* Resolve names and check the predicates against each other. */
+enum pf_parse_status pf_parse_finish(struct pf_parser *p);
+
+/*
+ * Parse a whole argument vector of predicates and --count, as "pktfilt set"
+ * takes them. @err receives the message on failure.
+ */
+enum pf_parse_status pf_parse_filter(int argc, char *const *argv,
+				     struct pf_filter *filter,
+				     const struct pf_resolver *res,
+				     char *err, size_t errlen);
+
+/*
+ * The inverse: @filter as "set" arguments, e.g. "--proto tcp --dport 80
+ * --count 1", so that "pktfilt show" prints something one can paste.
+ * Returns the length it wanted, like snprintf().
+ */
+int pf_format_filter(const struct pf_filter *filter,
+		     const struct pf_resolver *res, char *buf, size_t len);
+
+/* Value parsers, exported for the tests. Return 0 or -1. */
+int pf_parse_u32(const char *s, __u32 *val);	/* decimal or 0x hex */
+int pf_parse_decimal(const char *s, unsigned long max, unsigned long *val);
+
+#endif /* PKTFILT_PARSE_H */

@@ -169,7 +169,8 @@ static const char help_tracefs[] =
 "    lets through the traced packet's handler only. The second enables\n"
 "    pktfilt's trace events, which mark each traced packet in the trace.\n"
 "    The third starts the tracer. Then read the result from trace or\n"
-"    trace_pipe. A packet that matches while this is not in place is not\n"
+"    trace_pipe. 'set' refuses to arm a filter while set_ftrace_pid is\n"
+"    empty; a packet that matches while tracing is not in place is not\n"
 "    traced and counts as \"not ready\". To undo: echo nop > current_tracer;\n"
 "    echo > set_ftrace_pid; echo 0 > events/pktfilt/enable. Where tracefs\n"
 "    is not mounted there, it is at /sys/kernel/debug/tracing, or:\n"
@@ -311,14 +312,15 @@ static int kernel_error(const struct pf_cmd *cmd, struct pf_nl *nl, int err)
 {
 	const char *msg = pf_nl_extack(nl);
 
-	if (msg)
-		fprintf(stderr, "pktfilt: kernel: %s\n", msg);
-	if (err == -EPERM && cmd->nl_cmd != PKTFILT_CMD_GET)
+	/* The kernel would only say the same thing about CAP_NET_ADMIN. */
+	if (err == -EPERM && cmd->nl_cmd != PKTFILT_CMD_GET) {
 		fprintf(stderr,
 			"pktfilt: permission denied: set and clear need CAP_NET_ADMIN\n");
-	else
-		fprintf(stderr, "pktfilt: %s: %s\n", cmd->name,
-			strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	if (msg)
+		fprintf(stderr, "pktfilt: kernel: %s\n", msg);
+	fprintf(stderr, "pktfilt: %s: %s\n", cmd->name, strerror(-err));
 	return EXIT_RUNTIME;
 }
 

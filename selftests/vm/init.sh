@@ -5,8 +5,8 @@
 # selftests/vm/run, which also appends /etc/vm/env and /etc/vm/cmd for each
 # run as a second cpio archive.
 #
-# It mounts the usual filesystems, loads the kernel modules listed in
-# /etc/vm/modules, runs /etc/vm/cmd with /bin/sh from /pktfilt with its output
+# It mounts the usual filesystems, loads (modprobe) the kernel modules listed
+# in /etc/vm/modules, runs /etc/vm/cmd with /bin/sh from /pktfilt with its output
 # on the console, checks dmesg for BUG/WARNING/Oops/Call Trace, prints
 # "<marker> exit=RC dmesg=ok|bad" (the host strips that line), and powers off.
 
@@ -14,10 +14,19 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root
 export TERM="${TERM:-linux}"
 
+# VM_MARKER, VM_INTERACTIVE, VM_DMESG_IGNORE come from the host.
+VM_MARKER=
+VM_INTERACTIVE=0
+VM_DMESG_IGNORE=
+# shellcheck source=/dev/null
+. /etc/vm/env
+
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 exec </dev/console >/dev/console 2>&1
+# The host shows the console from here on; anything going wrong below shows.
+[ "$VM_INTERACTIVE" = 1 ] || echo "$VM_MARKER start"
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
@@ -31,13 +40,6 @@ ln -s /proc/self/fd /dev/fd 2>/dev/null
 ln -s /proc/mounts /etc/mtab 2>/dev/null
 hostname pktfilt-vm
 echo /sbin/modprobe >/proc/sys/kernel/modprobe
-
-# VM_MARKER, VM_INTERACTIVE, VM_DMESG_IGNORE come from the host.
-VM_MARKER=
-VM_INTERACTIVE=0
-VM_DMESG_IGNORE=
-# shellcheck source=/dev/null
-. /etc/vm/env
 
 while read -r m; do
 	[ -n "$m" ] && { modprobe "$m" || echo "vm-init: modprobe $m failed"; }
@@ -57,7 +59,6 @@ if [ "$VM_INTERACTIVE" = 1 ]; then
 	fi
 	rc=$?
 else
-	echo "$VM_MARKER start"
 	/bin/sh /etc/vm/cmd </dev/null
 	rc=$?
 fi

@@ -4,6 +4,21 @@
  *
  * Family "pktfilt", version PKTFILT_GENL_VERSION. All integers are in host
  * byte order except the IPv4/IPv6 addresses, which are in network order.
+ *
+ * SET carries the predicates; the kernel refuses (with an extack message):
+ * a *_PLEN without its address, SADDR4 with SADDR6 (or DADDR4 with DADDR6),
+ * a *_PORT_MAX without its *_PORT_MIN or below it, MARK_MASK without MARK,
+ * and predicates that can never match (mixed families, ICMP with IPv6,
+ * ICMPv6 with IPv4, ports with ICMP). IFINDEX alone matches that index in
+ * every network namespace; add NETNS to name one interface.
+ *
+ * GET replies carry STATE and STATS always; when armed, the predicates,
+ * COUNT, FLAGS, FILTER_ID and (COUNT > 0) REMAINING; when idle, REASON if a
+ * filter was disarmed before. STATS replies are GET replies without the
+ * predicates.
+ *
+ * PACKET notifications carry SEQ, CPU, PROTO, SADDR4/6, DADDR4/6, SPORT and
+ * DPORT (0 for ICMP), IFINDEX, NETNS and MARK of each traced packet.
  */
 #ifndef _UAPI_PKTFILT_H
 #define _UAPI_PKTFILT_H
@@ -31,7 +46,11 @@ enum pktfilt_cmd {
 #define PKTFILT_PROTO_ICMPV6	58
 
 /* Bits of PKTFILT_A_FLAGS (SET). */
-/* Refuse to replace a filter armed by another PKTFILT_F_OWNED socket. */
+/*
+ * On the new SET: refuse to replace an armed filter that another socket set
+ * with PKTFILT_F_OWNED (a running `pktfilt trace`). A plain SET or CLEAR
+ * still replaces or removes it.
+ */
 #define PKTFILT_F_EXCLUSIVE	(1U << 0)
 /* Clear the filter when the socket that armed it is closed. */
 #define PKTFILT_F_OWNED		(1U << 1)

@@ -46,6 +46,8 @@ bool notrace pf_rcv_begin(struct sk_buff *skb, enum pf_slot slot)
 		return false;
 	this_cpu_inc(pf_stats.matched);
 
+	if (pf_gate_is_open())
+		return false;
 	if (!pf_gate_ready()) {
 		this_cpu_inc(pf_stats.not_ready);
 		return false;

@@ -6,12 +6,18 @@
  * ftrace's PID filter caches its decision per CPU, in
  * tr->array_buffer.data->ftrace_ignore_pid, written at every context switch
  * by ftrace_filter_pid_sched_switch_probe() from trace_ignore_this_task().
- * The gate calls that probe itself, for current, while a kretprobe forces
- * trace_ignore_this_task() to return false: the probe writes current->pid,
- * and every function entered from then on is traced (on 6.11+ fgraph also
- * requires pid == current->pid, which this satisfies). Calling the probe
- * again unforced writes what a context switch to current writes, which is
- * what was there before.
+ * The gate calls that probe itself, for current, three times:
+ *  1. unforced, while a kretprobe records what trace_ignore_this_task()
+ *     answers for current: the per-CPU value stays as it was, and we learn
+ *     how to put it back;
+ *  2. with trace_ignore_this_task() skipped and answering false (a kprobe
+ *     returns straight to the caller): the probe writes current->pid and
+ *     every function entered from then on is traced (6.11+ fgraph also
+ *     requires pid == current->pid, which this satisfies);
+ *  3. after the handler, skipped again and answering what step 1 recorded:
+ *     the per-CPU value is what it was. The body of trace_ignore_this_task()
+ *     (a PID list lookup under a traced spinlock) does not run while the CPU
+ *     is traced, so nothing but the handler shows in the graph.
  *
  * No private structure is read or written, and nothing is looked up with
  * kallsyms_lookup_name(). The probe and its trace_array are taken from the
@@ -33,8 +39,13 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
+#include <asm/text-patching.h>
 
 #include "internal.h"
+
+#ifndef CONFIG_X86_64
+#error "the gate returns from a kprobe with int3_emulate_ret(): x86-64 only"
+#endif
 
 #define PF_PROBE_NAME	"ftrace_filter_pid_sched_switch_probe"
 #define PF_TRACE_NAME	"global_trace"
@@ -50,9 +61,17 @@ static struct tracepoint *pf_sched_switch;
 static pf_probe_fn pf_probe;
 static void *pf_trace;
 
-/* 1 while this CPU calls the probe forced; set by the return handler. */
-static DEFINE_PER_CPU(int, pf_forcing);
-static DEFINE_PER_CPU(int, pf_forced);
+/* What the kprobes do to trace_ignore_this_task() on this CPU. */
+enum pf_mode {
+	PF_MODE_NONE,		/* nothing: a context switch, someone else */
+	PF_MODE_OBSERVE,	/* record its answer in pf_answer */
+	PF_MODE_SKIP,		/* do not run it, answer pf_answer */
+};
+
+static DEFINE_PER_CPU(int, pf_mode);
+static DEFINE_PER_CPU(unsigned long, pf_answer);
+static DEFINE_PER_CPU(int, pf_done);	/* the kprobe did what pf_mode said */
+static DEFINE_PER_CPU(int, pf_open);	/* between open and close */
 
 static void pf_find_sched_switch(struct tracepoint *tp, void *priv)
 {
@@ -140,18 +159,29 @@ bool notrace pf_gate_ready(void)
 }
 
 /*
- * Entry of trace_ignore_this_task(): only our own forced call needs the
- * return handler; every other call (each context switch) is let go here.
+ * pf_mode belongs to the gate's own calls, made from the hook in softirq
+ * context. A hardirq or NMI that interrupts them and calls
+ * trace_ignore_this_task() (set_event_pid's wakeup probes do) is left alone.
+ * Interrupts stay enabled: one held back until the gate opened would be
+ * delivered, and traced, before the handler's graph starts.
  */
+static int pf_mode_now(void)
+{
+	if (in_hardirq() || in_nmi())
+		return PF_MODE_NONE;
+	return this_cpu_read(pf_mode);
+}
+
+/* Entry of trace_ignore_this_task(): only step 1 needs the return. */
 static int pf_tit_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	return this_cpu_read(pf_forcing) ? 0 : 1;
+	return pf_mode_now() == PF_MODE_OBSERVE ? 0 : 1;
 }
 
 static int pf_tit_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	regs_set_return_value(regs, 0);	/* false: do not ignore this task */
-	this_cpu_write(pf_forced, 1);
+	this_cpu_write(pf_answer, regs_return_value(regs));
+	this_cpu_write(pf_done, 1);
 	return 0;
 }
 
@@ -161,37 +191,93 @@ static struct kretprobe pf_tit_krp = {
 	.handler	= pf_tit_return,
 };
 
-static bool pf_krp_registered;
+/*
+ * Steps 2 and 3: return to the caller with pf_answer, as the function's own
+ * ret would. The probe sits on the function entry (checked at arm time), so
+ * the return address is on top of the stack. It is an int3 probe, never an
+ * optimized jump (see pf_tit_post), so changing regs->ip is honoured.
+ */
+static int pf_tit_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	if (pf_mode_now() != PF_MODE_SKIP)
+		return 0;
+	regs_set_return_value(regs, this_cpu_read(pf_answer));
+	int3_emulate_ret(regs);
+	this_cpu_write(pf_done, 1);
+	return 1;
+}
+
+/* Never called when pf_tit_pre() returns 1; its presence stops optprobes. */
+static void pf_tit_post(struct kprobe *p, struct pt_regs *regs,
+			unsigned long flags)
+{
+}
+
+static struct kprobe pf_tit_kp = {
+	.symbol_name	= "trace_ignore_this_task",
+	.pre_handler	= pf_tit_pre,
+	.post_handler	= pf_tit_post,
+};
+
+static bool pf_probes_registered;
+
+/* register_*() fill in the structs; a later registration needs them clean. */
+static void pf_probes_reset(void)
+{
+	memset(&pf_tit_kp, 0, sizeof(pf_tit_kp));
+	pf_tit_kp.symbol_name = "trace_ignore_this_task";
+	pf_tit_kp.pre_handler = pf_tit_pre;
+	pf_tit_kp.post_handler = pf_tit_post;
+	memset(&pf_tit_krp.kp, 0, sizeof(pf_tit_krp.kp));
+	pf_tit_krp.kp.symbol_name = "trace_ignore_this_task";
+	pf_tit_krp.nmissed = 0;
+}
+
+/* Calls the sched_switch probe for current with @mode set. */
+static bool notrace pf_call_probe(int mode)
+{
+	this_cpu_write(pf_done, 0);
+	this_cpu_write(pf_mode, mode);
+	pf_probe(pf_trace, false, current, current, TASK_RUNNING);
+	this_cpu_write(pf_mode, PF_MODE_NONE);
+	return this_cpu_read(pf_done);
+}
+
+/*
+ * A handler called from within a traced handler on the same CPU (a nested
+ * delivery) is part of the outer graph already.
+ */
+bool notrace pf_gate_is_open(void)
+{
+	return this_cpu_read(pf_open);
+}
 
 /* Starts tracing this CPU. Softirq context, from the hook. */
 bool notrace pf_gate_open(void)
 {
-	unsigned long flags;
-	bool forced;
+	unsigned long answer;
+	bool open;
 
-	/*
-	 * Interrupts off: a wakeup in hardirq may call trace_ignore_this_task()
-	 * (set_event_pid) and must not be the call that gets forced.
-	 */
-	local_irq_save(flags);
-	this_cpu_write(pf_forced, 0);
-	this_cpu_write(pf_forcing, 1);
-	pf_probe(pf_trace, false, current, current, TASK_RUNNING);
-	this_cpu_write(pf_forcing, 0);
-	forced = this_cpu_read(pf_forced);
-	local_irq_restore(flags);
-	return forced;
+	if (!pf_call_probe(PF_MODE_OBSERVE))
+		return false;
+	answer = this_cpu_read(pf_answer);
+	this_cpu_write(pf_answer, 0);	/* false: trace this task */
+	open = pf_call_probe(PF_MODE_SKIP);
+	this_cpu_write(pf_answer, answer);
+	this_cpu_write(pf_open, open);
+	return open;
 }
 
-/* Puts this CPU back as the last context switch left it. */
+/* Puts this CPU back as it was before pf_gate_open(). */
 void notrace pf_gate_close(void)
 {
+	this_cpu_write(pf_open, 0);
 	/*
 	 * If set_ftrace_pid was emptied meanwhile, ftrace has reset every CPU
 	 * to "trace all": calling the probe now would leave a PID behind.
 	 */
 	if (pf_gate_ready())
-		pf_probe(pf_trace, false, current, current, TASK_RUNNING);
+		pf_call_probe(PF_MODE_SKIP);
 }
 
 /* Called under pf_lock before a filter is armed. */
@@ -204,29 +290,48 @@ int pf_gate_arm(struct netlink_ext_ack *extack)
 			       "set_ftrace_pid is empty: write a PID that never runs first, e.g. cat /proc/sys/kernel/pid_max > /sys/kernel/tracing/set_ftrace_pid");
 		return -ENOTCONN;
 	}
-	if (pf_krp_registered)
+	if (pf_probes_registered)
 		return 0;
+
+	/* The kprobe first: its post_handler keeps the address unoptimized. */
+	ret = register_kprobe(&pf_tit_kp);
+	if (ret) {
+		NL_SET_ERR_MSG(extack,
+			       "cannot register a kprobe on trace_ignore_this_task (CONFIG_KPROBES?)");
+		goto reset;
+	}
+	if (!(pf_tit_kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY) ||
+	    kprobe_ftrace(&pf_tit_kp)) {
+		NL_SET_ERR_MSG(extack,
+			       "trace_ignore_this_task cannot be probed at its entry with int3 on this kernel");
+		ret = -EOPNOTSUPP;
+		goto unreg_kp;
+	}
 	ret = register_kretprobe(&pf_tit_krp);
 	if (ret) {
 		NL_SET_ERR_MSG(extack,
 			       "cannot register a kretprobe on trace_ignore_this_task (CONFIG_KRETPROBES?)");
-		return ret;
+		goto unreg_kp;
 	}
-	pf_krp_registered = true;
+	pf_probes_registered = true;
 	return 0;
+
+unreg_kp:
+	unregister_kprobe(&pf_tit_kp);
+reset:
+	pf_probes_reset();
+	return ret;
 }
 
 /* Called under pf_lock once no hook can be inside the gate any more. */
 void pf_gate_disarm(void)
 {
-	if (!pf_krp_registered)
+	if (!pf_probes_registered)
 		return;
 	unregister_kretprobe(&pf_tit_krp);
-	/* A fresh registration needs a fresh struct state. */
-	memset(&pf_tit_krp.kp, 0, sizeof(pf_tit_krp.kp));
-	pf_tit_krp.kp.symbol_name = "trace_ignore_this_task";
-	pf_tit_krp.nmissed = 0;
-	pf_krp_registered = false;
+	unregister_kprobe(&pf_tit_kp);
+	pf_probes_reset();
+	pf_probes_registered = false;
 }
 
 int pf_gate_init(void)

@@ -78,6 +78,7 @@ int pf_gate_arm(struct netlink_ext_ack *extack);
 void pf_gate_disarm(void);
 bool pf_gate_ready(void);
 bool pf_gate_open(void);
+bool pf_gate_is_open(void);
 void pf_gate_close(void);
 
 /* genl.c: the generic netlink family */

@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: GPL-2.0
+# Every VM test, run in the guest by `selftests/vm/run -- sh selftests/vm/tests/all.sh`.
+# Ends with "vmtest: N passed, M failed".
+. /pktfilt/selftests/vm/lib.sh
+. /pktfilt/selftests/vm/tests/common.sh
+. /pktfilt/selftests/vm/tests/core.sh
+
+echo "kernel $(uname -r)"
+topo_setup
+for p in udp tcp icmp; do
+	for f in 4 6; do
+		core_case $p $f
+	done
+done
+count_case
+clear_case
+notready_case
+rmmod_case
+check_dmesg
+summary

@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the pktfilt VM tests; sourced by busybox sh in the guest after
+# ../lib.sh. The topology (see topo_setup):
+#
+#   ns a  veth-a  10.9.0.1 10.9.0.3 fd00::1 fd00::3 --- veth-b  10.9.0.2 10.9.0.4 fd00::2 fd00::4  ns b
+#   ns a  veth-a2 (no address)                     --- veth-b2 (no address)                       ns b
+#   ns c  veth-c  10.9.0.1 fd00::1                 --- veth-d  10.9.0.2 fd00::2                   ns d
+#
+# ns c/d repeat a/b's addresses: a packet there differs from one into b only
+# by its netns. veth-a2/veth-b2 carry a/b traffic when a test routes it there:
+# it then differs only by its input interface.
+
+T=/sys/kernel/tracing
+PKTFILT_KO=/pktfilt/pktfilt.ko
+
+# mac NS DEV
+mac() { ip netns exec "$1" cat "/sys/class/net/$2/address"; }
+
+# Static neighbours: no ARP/ND traffic of its own interferes with a test.
+neigh_static() {
+	ns=$1 dev=$2 peer_ns=$3 peer_dev=$4
+	shift 4
+	m=$(mac "$peer_ns" "$peer_dev")
+	for addr in "$@"; do
+		ip -n "$ns" neigh replace "$addr" lladdr "$m" dev "$dev" nud permanent
+	done
+}
+
+topo_setup() {
+	ns_setup
+	ip -n a addr add 10.9.0.3/24 dev veth-a
+	ip -n a addr add fd00::3/64 dev veth-a nodad
+	ip -n b addr add 10.9.0.4/24 dev veth-b
+	ip -n b addr add fd00::4/64 dev veth-b nodad
+	ip link add veth-a2 netns a type veth peer name veth-b2 netns b
+	ip -n a link set veth-a2 up
+	ip -n b link set veth-b2 up
+	ip netns add c
+	ip netns add d
+	ip link add veth-c netns c type veth peer name veth-d netns d
+	ip -n c link set lo up
+	ip -n d link set lo up
+	ip -n c addr add 10.9.0.1/24 dev veth-c
+	ip -n c addr add fd00::1/64 dev veth-c nodad
+	ip -n d addr add 10.9.0.2/24 dev veth-d
+	ip -n d addr add fd00::2/64 dev veth-d nodad
+	ip -n c link set veth-c up
+	ip -n d link set veth-d up
+	for ns in a b c d; do
+		ip netns exec $ns sysctl -qw net.ipv4.conf.all.rp_filter=0
+		ip netns exec $ns sysctl -qw net.ipv4.conf.default.rp_filter=0
+	done
+	neigh_static a veth-a b veth-b 10.9.0.2 10.9.0.4 fd00::2 fd00::4
+	neigh_static b veth-b a veth-a 10.9.0.1 10.9.0.3 fd00::1 fd00::3
+	neigh_static a veth-a2 b veth-b2 10.9.0.2 fd00::2
+	neigh_static b veth-b2 a veth-a2 10.9.0.1 fd00::1
+	neigh_static c veth-c d veth-d 10.9.0.2 fd00::2
+	neigh_static d veth-d c veth-c 10.9.0.1 fd00::1
+	# No router solicitations or MLD reports while a test runs.
+	for ns in a b c d; do
+		ip netns exec $ns sysctl -qw net.ipv6.conf.all.router_solicitations=0
+		ip netns exec $ns sysctl -qw net.ipv6.conf.default.router_solicitations=0
+	done
+}
+
+# Route a's traffic to b's first addresses over veth-a2/veth-b2 (on) or back.
+via_second_link() {
+	if [ "$1" = on ]; then
+		ip -n a route add 10.9.0.2/32 dev veth-a2 src 10.9.0.1
+		ip -n a -6 route add fd00::2/128 dev veth-a2 src fd00::1
+	else
+		ip -n a route del 10.9.0.2/32 dev veth-a2
+		ip -n a -6 route del fd00::2/128 dev veth-a2
+	fi
+}
+
+ifindex() { ip netns exec "$1" cat "/sys/class/net/$2/ifindex"; }
+netns_inode() { stat -L -c %i "/run/netns/$1"; }
+
+# The manual recipe of the README.
+trace_start() {
+	echo 0 > $T/tracing_on
+	echo nop > $T/current_tracer
+	echo > $T/trace
+	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	echo 0 > $T/options/funcgraph-irqs
+	echo 1 > $T/events/pktfilt/enable
+	echo function_graph > $T/current_tracer
+	echo 1 > $T/tracing_on
+}
+
+trace_stop() {
+	echo 0 > $T/tracing_on
+	cat $T/trace > /tmp/trace.txt
+	echo nop > $T/current_tracer
+	echo 0 > $T/events/pktfilt/enable
+	echo > $T/set_ftrace_pid
+	echo > $T/trace
+}
+
+# Entries at depth 0 of the graph other than comments (events) and closing
+# braces: the roots. Prints one function name per line.
+trace_roots() {
+	sed -n 's/^ *[0-9]*)[^|]*|  \([A-Za-z_][A-Za-z0-9_.]*\)().*/\1/p' /tmp/trace.txt
+}
+
+trace_events() { grep 'pktfilt_packet:' /tmp/trace.txt; }
+
+# Functions the graph shows below its root.
+trace_has_nested() { grep -q "|    .*$1()" /tmp/trace.txt; }
+
+# stat NAME: a counter from pktfilt show.
+pf_stat() { pktfilt show | sed -n "s/^ *$1:* *\([0-9][0-9]*\).*/\1/p" | head -1; }
+
+# expect_eq NAME GOT WANT
+expect_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "got '$2', want '$3'"; fi
+}
+
+# expect_graphs NAME ROOT N: exactly N roots in the trace, all ROOT, each with
+# its nested graph, and N pktfilt events.
+expect_graphs() {
+	name=$1 root=$2 n=$3
+	roots=$(trace_roots | wc -l)
+	good=$(trace_roots | grep -cx "$root")
+	events=$(trace_events | wc -l)
+	if [ "$roots" -eq "$n" ] && [ "$good" -eq "$n" ] && [ "$events" -eq "$n" ]; then
+		ok "$name: $n graph(s) rooted at $root, $n event(s)"
+	else
+		fail "$name" "roots=$roots ($root: $good) events=$events, want $n"
+		trace_roots | sort | uniq -c | head -20
+		trace_events | head -5
+	fi
+}
+
+dump_trace_head() { head -n "${1:-60}" /tmp/trace.txt; }

@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: GPL-2.0
+# Issue 2's VM tests: for TCP, UDP and ICMP over IPv4 and IPv6, background
+# traffic with near misses that differ from the filter in exactly one
+# predicate, plus one matching packet, yield exactly one graph rooted at the
+# right handler, headed by the module's event with the right tuple.
+# Sourced by all.sh.
+
+# send NS PROTO FAMILY SRC DST SPORT DPORT COUNT
+send() {
+	_ns=$1 _p=$2 _f=$3 _s=$4 _d=$5 _sp=$6 _dp=$7 _n=$8
+	_six=
+	[ "$_f" = 6 ] && _six=-6
+	case $_p in
+	icmp) ip netns exec "$_ns" pfsend icmp $_six --src "$_s" --dst "$_d" --count "$_n" ;;
+	*) ip netns exec "$_ns" pfsend "$_p" $_six --src "$_s" --dst "$_d" \
+		--sport "$_sp" --dport "$_dp" --count "$_n" ;;
+	esac
+}
+
+root_of() {
+	case $1$2 in
+	tcp4) echo tcp_v4_rcv ;;
+	udp4) echo udp_rcv ;;
+	icmp4) echo icmp_rcv ;;
+	tcp6) echo tcp_v6_rcv ;;
+	udp6) echo udpv6_rcv ;;
+	icmp6) echo icmpv6_rcv ;;
+	esac
+}
+
+# core_case PROTO FAMILY
+core_case() {
+	p=$1 f=$2
+	name="$p/ipv$f"
+	if [ "$f" = 4 ]; then S=10.9.0.1 S2=10.9.0.3 D=10.9.0.2 D2=10.9.0.4
+	else S=fd00::1 S2=fd00::3 D=fd00::2 D2=fd00::4; fi
+	proto=$p
+	[ "$p$f" = icmp6 ] && proto=icmpv6
+	case $p in
+	tcp) q=udp ;;
+	*) q=tcp ;;
+	esac
+	root=$(root_of "$p" "$f")
+	ports="--sport 4000 --dport 9000"
+	[ "$p" = icmp ] && ports=
+
+	insmod $PKTFILT_KO || { fail "$name: insmod"; return; }
+	trace_start
+	if ! pktfilt set --proto $proto --saddr $S --daddr $D $ports \
+		--dev veth-b --netns /run/netns/b; then
+		fail "$name: pktfilt set"
+		trace_stop
+		rmmod pktfilt
+		return
+	fi
+
+	# Background: other ports (ICMP: another source), the other protocol.
+	if [ "$p" = icmp ]; then
+		send a "$p" "$f" $S2 $D 0 0 100
+	else
+		send a "$p" "$f" $S $D 5000 5001 100
+	fi
+	send a "$q" "$f" $S $D 5000 9000 100
+	# Near misses, each differing in exactly one predicate.
+	send a "$q" "$f" $S $D 4000 9000 5		# protocol
+	send a "$p" "$f" $S2 $D 4000 9000 5		# source address
+	send a "$p" "$f" $S $D2 4000 9000 5		# destination address
+	if [ "$p" != icmp ]; then
+		send a "$p" "$f" $S $D 4001 9000 5	# source port
+		send a "$p" "$f" $S $D 4000 9001 5	# destination port
+	fi
+	via_second_link on
+	send a "$p" "$f" $S $D 4000 9000 5		# input interface
+	via_second_link off
+	send c "$p" "$f" $S $D 4000 9000 5		# network namespace
+
+	expect_eq "$name: near misses traced nothing" "$(pf_stat traced)" 0
+	# The one matching packet.
+	send a "$p" "$f" $S $D 4000 9000 1
+	send a "$q" "$f" $S $D 4000 9000 20
+	sleep 1
+	trace_stop
+
+	expect_graphs "$name" "$root" 1
+	if trace_has_nested "" ; then ok "$name: graph has nested calls"; else fail "$name: graph has nested calls"; fi
+	ev=$(trace_events)
+	want="proto=$proto saddr=$S daddr=$D"
+	case "$ev" in *"$want "*) ok "$name: event has $want" ;; *) fail "$name: event tuple" "$ev" ;; esac
+	if [ "$p" != icmp ]; then
+		case "$ev" in *"sport=4000 dport=9000 "*) ok "$name: event ports" ;; *) fail "$name: event ports" "$ev" ;; esac
+	fi
+	want="ifindex=$(ifindex b veth-b) netns=$(netns_inode b)"
+	case "$ev" in *"$want"*) ok "$name: event has $want" ;; *) fail "$name: event ifindex/netns" "$ev want $want" ;; esac
+	expect_eq "$name: matched counter" "$(pf_stat matched)" 1
+	expect_eq "$name: traced counter" "$(pf_stat traced)" 1
+	if pktfilt show | grep -q idle; then ok "$name: disarmed after its one packet"; else fail "$name: disarmed after its one packet" "$(pktfilt show)"; fi
+	rmmod pktfilt || fail "$name: rmmod"
+}
+
+# count_case: --count 3 yields exactly 3 graphs out of 10 matching packets.
+count_case() {
+	insmod $PKTFILT_KO
+	trace_start
+	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 3 || fail "count: set"
+	send a udp 4 10.9.0.1 10.9.0.2 4000 9000 10
+	send a udp 4 10.9.0.1 10.9.0.2 4000 9001 50
+	sleep 1
+	trace_stop
+	expect_graphs "--count 3" udp_rcv 3
+	expect_eq "--count 3: traced counter" "$(pf_stat traced)" 3
+	seqs=$(trace_events | sed 's/.*seq=\([0-9]*\).*/\1/' | tr '\n' ' ')
+	expect_eq "--count 3: event sequence numbers" "$seqs" "1 2 3 "
+	if pktfilt show | grep -qi 'count'; then ok "--count 3: show gives the reason"; else fail "--count 3: show gives the reason" "$(pktfilt show)"; fi
+	rmmod pktfilt
+}
+
+# clear_case: after clear nothing is traced, the hooks are out of the path,
+# and traffic still flows.
+clear_case() {
+	insmod $PKTFILT_KO
+	trace_start
+	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 0 || fail "clear: set"
+	pktfilt clear || fail "clear: clear"
+	seen=$(pf_stat seen)
+	ip netns exec b pfsend udp-listen --port 9000 --count 20 --timeout 10 > /tmp/listen.out &
+	lp=$!
+	sleep 1
+	send a udp 4 10.9.0.1 10.9.0.2 4000 9000 20
+	wait $lp
+	sleep 1
+	trace_stop
+	expect_graphs "after clear" udp_rcv 0
+	expect_eq "after clear: hooks out of the path (seen unchanged)" "$(pf_stat seen)" "$seen"
+	if grep -q 20 /tmp/listen.out; then ok "after clear: traffic flows"; else fail "after clear: traffic flows" "$(cat /tmp/listen.out)"; fi
+	rmmod pktfilt
+}
+
+# rmmod_case: rmmod while armed restores the handlers; traffic flows.
+rmmod_case() {
+	insmod $PKTFILT_KO
+	trace_start
+	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 0 || fail "rmmod: set"
+	echo 0 > $T/events/pktfilt/enable
+	if rmmod pktfilt; then ok "rmmod while armed"; else fail "rmmod while armed"; fi
+	for f in 4 6; do
+		if [ $f = 4 ]; then D=10.9.0.2; else D=fd00::2; fi
+		six=; [ $f = 6 ] && six=-6
+		ip netns exec b pfsend udp-listen $six --port 9000 --count 20 --timeout 10 > /tmp/listen.out &
+		lp=$!
+		sleep 1
+		if [ $f = 4 ]; then S=10.9.0.1; else S=fd00::1; fi
+		send a udp $f $S $D 4000 9000 20
+		send a tcp $f $S $D 4000 9001 2
+		send a icmp $f $S $D 0 0 2
+		wait $lp
+		if grep -q 20 /tmp/listen.out; then ok "after rmmod: IPv$f traffic flows"; else fail "after rmmod: IPv$f traffic flows" "$(cat /tmp/listen.out)"; fi
+	done
+	trace_stop
+	expect_graphs "after rmmod" udp_rcv 0
+	if grep -q pktfilt /proc/modules; then fail "module gone"; else ok "module gone"; fi
+}
+
+# notready_case: set refuses to arm while set_ftrace_pid is empty, and a
+# packet matching after it was emptied is counted, not traced.
+notready_case() {
+	insmod $PKTFILT_KO
+	echo > $T/set_ftrace_pid
+	if out=$(pktfilt set --proto udp --dport 9000 2>&1); then
+		fail "set refused while set_ftrace_pid is empty" "$out"
+	else
+		case $out in
+		*set_ftrace_pid*) ok "set refused while set_ftrace_pid is empty, says why" ;;
+		*) fail "refusal names set_ftrace_pid" "$out" ;;
+		esac
+	fi
+	trace_start
+	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 || fail "notready: set"
+	echo > $T/set_ftrace_pid
+	echo > $T/trace
+	send a udp 4 10.9.0.1 10.9.0.2 4000 9000 1
+	sleep 1
+	expect_eq "not ready: counted as matched-not-traced" "$(pf_stat 'not ready')" 1
+	expect_eq "not ready: nothing traced" "$(pf_stat traced)" 0
+	trace_stop
+	pktfilt clear
+	rmmod pktfilt
+}

@@ -13,6 +13,7 @@
 #include "parse.h"
 #include "nl.h"
 #include "show.h"
+#include "report.h"
 
 #ifndef PKTFILT_VERSION
 #error "PKTFILT_VERSION must be defined (see tool/Makefile)"
@@ -181,7 +182,9 @@ static const char help_exit[] =
 "    0   Success.\n"
 "    1   Runtime error: the module is not loaded, permission denied, the\n"
 "        kernel refused the request (pktfilt prints its reason), a\n"
-"        namespace could not be entered.\n"
+"        namespace could not be entered. For report: a packet's graph\n"
+"        is incomplete or the trace lost events, or a file could not be\n"
+"        read or written.\n"
 "    2   Usage error: unknown command or option, a stray argument, a\n"
 "        missing, malformed or inconsistent value, an interface or\n"
 "        namespace that does not exist. Nothing was sent to the kernel.\n";
@@ -223,6 +226,8 @@ static const struct pf_cmd pf_cmds[] = {
 	  "pktfilt show", help_show, examples_show },
 	{ "clear", cmd_clear, PKTFILT_CMD_CLEAR,
 	  "pktfilt clear", help_clear, examples_clear },
+	{ "report", pf_report_run, PKTFILT_CMD_UNSPEC,
+	  pf_report_synopsis, pf_report_help, pf_report_examples },
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -1,0 +1,1253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the function_graph parser and its renderings, tool/fgraph.c
+ * and tool/render.c: hand-made traces for each line format and each way a
+ * graph can be cut, then the real traces of fixtures/6.1 and fixtures/6.12
+ * (captured in the VM by fixtures/capture): what each must give, and for
+ * all of them that every line is understood, that the JSON output is valid
+ * JSON whose durations agree with the folded stacks, and that a packet's
+ * folded weights add up exactly to its handler's duration. Last, mutated
+ * traces: the parser and renderers must survive anything.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "fgraph.h"
+#include "render.h"
+
+#define EV(seq, cpu) \
+	" " #cpu ")               |  /* pktfilt_packet: seq=" #seq " cpu=" #cpu \
+	" proto=udp saddr=10.9.0.1 daddr=10.9.0.2 sport=4000 dport=9000" \
+	" ifindex=2 netns=4026532165 */\n"
+
+static struct pf_trace *parse_str(const char *s)
+{
+	return pf_fgraph_parse_buf(s, strlen(s));
+}
+
+/* The child of @node at @i, by name check. */
+static const struct pf_node *child(const struct pf_node *node, size_t i)
+{
+	return node && i < node->nchildren ? node->children[i] : NULL;
+}
+
+/* Render with @fn into a string (free it). */
+static char *render_str(int (*fn)(FILE *, const struct pf_trace *),
+			const struct pf_trace *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return NULL;
+	if (fn(m, t)) {
+		fclose(m);
+		free(buf);
+		return NULL;
+	}
+	fclose(m);
+	return buf;
+}
+
+/* A trace of just @pkt. */
+static struct pf_trace one_packet(struct pf_packet **pkt)
+{
+	struct pf_trace t = { .packets = pkt, .npackets = 1 };
+
+	return t;
+}
+
+/* The sum of the weights of folded output. */
+static uint64_t folded_sum(const char *folded, size_t *lines)
+{
+	const char *p = folded, *nl, *sp;
+	uint64_t sum = 0;
+
+	*lines = 0;
+	while (p && *p) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		for (sp = nl; sp > p && sp[-1] != ' '; sp--)
+			;
+		sum += strtoull(sp, NULL, 10);
+		(*lines)++;
+		p = nl + 1;
+	}
+	return sum;
+}
+
+/* --- a tiny JSON checker ------------------------------------------------- */
+
+static const char *json_value(const char *p, int depth);
+
+static const char *json_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+static const char *json_string(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	while (*p != '"') {
+		unsigned char c = (unsigned char)*p;
+
+		if (c < 0x20)
+			return NULL;
+		if (c == '\\') {
+			p++;
+			if (*p == 'u') {
+				int i;
+
+				for (i = 1; i <= 4; i++)
+					if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i])
+						return NULL;
+				p += 5;
+				continue;
+			}
+			if (!*p || !strchr("\"\\/bfnrt", *p))
+				return NULL;
+		}
+		p++;
+	}
+	return p + 1;
+}
+
+static const char *json_number(const char *p)
+{
+	const char *s = p;
+
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (*p >= '0' && *p <= '9')
+			p++;
+	else
+		return NULL;
+	if (*p == '.' || *p == 'e' || *p == 'E')
+		return NULL;	/* we print integers only */
+	return p > s ? p : NULL;
+}
+
+static const char *json_value(const char *p, int depth)
+{
+	if (depth > 600)
+		return NULL;
+	p = json_ws(p);
+	if (*p == '{' || *p == '[') {
+		char close = *p == '{' ? '}' : ']';
+		bool obj = *p == '{';
+
+		p = json_ws(p + 1);
+		if (*p == close)
+			return p + 1;
+		for (;;) {
+			if (obj) {
+				p = json_string(json_ws(p));
+				if (!p)
+					return NULL;
+				p = json_ws(p);
+				if (*p++ != ':')
+					return NULL;
+			}
+			p = json_value(p, depth + 1);
+			if (!p)
+				return NULL;
+			p = json_ws(p);
+			if (*p == close)
+				return p + 1;
+			if (*p++ != ',')
+				return NULL;
+		}
+	}
+	if (*p == '"')
+		return json_string(p);
+	if (!strncmp(p, "true", 4))
+		return p + 4;
+	if (!strncmp(p, "false", 5))
+		return p + 5;
+	if (!strncmp(p, "null", 4))
+		return p + 4;
+	return json_number(p);
+}
+
+/* Each line one valid JSON object; returns the number of lines, -1 if bad. */
+static int json_lines_ok(const char *s)
+{
+	int n = 0;
+
+	while (*s) {
+		const char *end;
+
+		if (*json_ws(s) != '{')
+			return -1;
+		end = json_value(s, 0);
+		if (!end || *end != '\n')
+			return -1;
+		s = end + 1;
+		n++;
+	}
+	return n;
+}
+
+/* The root's duration_ns in one JSON line (the first after "graph"). */
+static uint64_t json_root_ns(const char *line)
+{
+	const char *g = strstr(line, "\"graph\":{");
+	const char *d = g ? strstr(g, "\"duration_ns\":") : NULL;
+
+	return d ? strtoull(d + 14, NULL, 10) : UINT64_MAX;
+}
+
+/* --- hand-made traces ---------------------------------------------------- */
+
+TEST(nested_and_leaf_calls)
+{
+	static const char trace[] =
+		"# tracer: function_graph\n"
+		"#\n"
+		"# CPU  DURATION                  FUNCTION CALLS\n"
+		"# |     |   |                     |   |   |   |\n"
+		EV(1, 1)
+		" 1)               |  udp_rcv() {\n"
+		" 1)               |    __udp4_lib_rcv() {\n"
+		" 1)               |      __udp4_lib_lookup() {\n"
+		" 1) + 87.835 us   |        udp4_lib_lookup2();\n"
+		" 1)   7.164 us    |        udp4_lib_lookup2();\n"
+		" 1) ! 535.443 us  |      }\n"
+		" 1)   1.412 us    |      veth_xmit [veth]();\n"
+		" 1) ! 958.637 us  |    }\n"
+		" 1) # 6537.750 us |  }\n";
+	struct pf_trace *t = parse_str(trace);
+	const struct pf_packet *pkt;
+	const struct pf_node *root, *n;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(1, t->npackets);
+	pkt = t->packets[0];
+	EXPECT_EQ(1, pkt->seq);
+	EXPECT_EQ(1, pkt->cpu);
+	EXPECT_STREQ("udp", pkt->proto);
+	EXPECT_STREQ("10.9.0.1", pkt->saddr);
+	EXPECT_STREQ("10.9.0.2", pkt->daddr);
+	EXPECT_EQ(4000, pkt->sport);
+	EXPECT_EQ(9000, pkt->dport);
+	EXPECT_EQ(2, pkt->ifindex);
+	EXPECT_EQ(4026532165UL, pkt->netns);
+	EXPECT_TRUE(pkt->complete);
+	EXPECT_TRUE(pkt->done);
+	EXPECT_EQ(0, pkt->incomplete);
+	root = pkt->graph;
+	ASSERT_NE(NULL, root);
+	EXPECT_STREQ("udp_rcv", root->func);
+	EXPECT_EQ(6537750, root->duration_ns);
+	ASSERT_EQ(1, root->nchildren);
+	n = child(root, 0);
+	EXPECT_STREQ("__udp4_lib_rcv", n->func);
+	EXPECT_EQ(958637, n->duration_ns);
+	ASSERT_EQ(2, n->nchildren);
+	EXPECT_STREQ("veth_xmit [veth]", child(n, 1)->func);
+	EXPECT_EQ(1412, child(n, 1)->duration_ns);
+	n = child(n, 0);
+	EXPECT_EQ(535443, n->duration_ns);
+	ASSERT_EQ(2, n->nchildren);
+	EXPECT_STREQ("udp4_lib_lookup2", child(n, 0)->func);
+	EXPECT_EQ(87835, child(n, 0)->duration_ns);
+	EXPECT_EQ(7164, child(n, 1)->duration_ns);
+	EXPECT_TRUE(child(n, 1)->complete);
+	EXPECT_EQ(0, child(n, 1)->nchildren);
+	/* The raw text: the packet's lines, not the header. */
+	EXPECT_EQ(0, strncmp(pkt->raw_text, EV(1, 1), strlen(EV(1, 1))));
+	EXPECT_EQ(strlen(trace) - strlen(strstr(trace, EV(1, 1))),
+		  strlen(trace) - pkt->raw_len);
+	EXPECT_EQ(0, t->stats.garbage);
+	EXPECT_EQ(0, t->stats.noise);
+	EXPECT_EQ(0, pf_trace_incomplete(t));
+	EXPECT_FALSE(pf_trace_lost(t));
+	pf_trace_free(t);
+}
+
+/* Every marker, and the precision ftrace drops past 7 digits. */
+TEST(durations_and_markers)
+{
+	static const char trace[] =
+		EV(1, 0)
+		" 0)               |  udp_rcv() {\n"
+		" 0)   0.051 us    |    a();\n"
+		" 0) + 10.001 us   |    b();\n"
+		" 0) ! 100.999 us  |    c();\n"
+		" 0) # 1000.000 us |    d();\n"
+		" 0) * 12345.67 us |    e();\n"
+		" 0) @ 123456.7 us |    f();\n"
+		" 0) $ 1234567 us  |    g();\n"
+		" 0) $ 98765432 us |    h();\n"
+		" 0)   3.000 us    |    i();\n"
+		" 0)   3.00 us     |    j();\n"
+		" 0) $ 99999999999 us |  }\n";
+	static const uint64_t want[] = {
+		51, 10001, 100999, 1000000, 12345670, 123456700, 1234567000,
+		98765432000ULL, 3000, 3000,
+	};
+	struct pf_trace *t = parse_str(trace);
+	const struct pf_node *root;
+	size_t i;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(1, t->npackets);
+	root = t->packets[0]->graph;
+	ASSERT_EQ(ARRAY_SIZE(want), root->nchildren);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		EXPECT_EQ(want[i], child(root, i)->duration_ns)
+			TH_LOG("child %zu (%s)", i, child(root, i)->func);
+	}
+	EXPECT_EQ(99999999999000ULL, root->duration_ns);
+	EXPECT_TRUE(t->packets[0]->complete);
+	EXPECT_EQ(0, t->stats.garbage);
+	pf_trace_free(t);
+
+	/* Not durations: four decimals, no "us", 17 digits. */
+	t = parse_str(EV(1, 0)
+		      " 0)               |  udp_rcv() {\n"
+		      " 0)   1.2345 us   |    a();\n"
+		      " 0)   1.234       |    b();\n"
+		      " 0)   12345678901234567 us |    c();\n"
+		      " 0)   1.000 us    |  }\n");
+	ASSERT_NE(NULL, t);
+	EXPECT_EQ(3, t->stats.garbage);
+	EXPECT_EQ(0, t->packets[0]->graph->nchildren);
+	pf_trace_free(t);
+}
+
+/* Two graphs on two CPUs, interleaved line by line. */
+TEST(interleaved_cpus)
+{
+	static const char trace[] =
+		EV(1, 0)
+		EV(2, 1)
+		" 0)               |  udp_rcv() {\n"
+		" 1)               |  udp_rcv() {\n"
+		" 1)               |    b1() {\n"
+		" 0)               |    a1() {\n"
+		" 0)   1.000 us    |      a2();\n"
+		" 1)   2.000 us    |      b2();\n"
+		" 1)   3.000 us    |      b3();\n"
+		" 0)   4.000 us    |    }\n"
+		" 1)   5.000 us    |    }\n"
+		" 1)   6.000 us    |  }\n"
+		" 0)   7.000 us    |    a3();\n"
+		" 0)   8.000 us    |  }\n";
+	struct pf_trace *t = parse_str(trace);
+	const struct pf_packet *p0, *p1;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(2, t->npackets);
+	p0 = t->packets[0];
+	p1 = t->packets[1];
+	EXPECT_EQ(0, p0->cpu);
+	EXPECT_EQ(1, p1->cpu);
+	EXPECT_TRUE(p0->complete);
+	EXPECT_TRUE(p1->complete);
+	EXPECT_EQ(8000, p0->graph->duration_ns);
+	EXPECT_EQ(6000, p1->graph->duration_ns);
+	ASSERT_EQ(2, p0->graph->nchildren);
+	EXPECT_STREQ("a1", child(p0->graph, 0)->func);
+	EXPECT_EQ(4000, child(p0->graph, 0)->duration_ns);
+	EXPECT_STREQ("a2", child(child(p0->graph, 0), 0)->func);
+	EXPECT_STREQ("a3", child(p0->graph, 1)->func);
+	ASSERT_EQ(1, p1->graph->nchildren);
+	ASSERT_EQ(2, child(p1->graph, 0)->nchildren);
+	EXPECT_STREQ("b3", child(child(p1->graph, 0), 1)->func);
+	/* Each packet's text has only its own CPU's lines. */
+	EXPECT_EQ(NULL, strstr(p0->raw_text, " 1)"));
+	EXPECT_EQ(NULL, strstr(p1->raw_text, " 0)"));
+	pf_trace_free(t);
+}
+
+/*
+ * Interrupts: calls made by an interrupt nest in the graph like any call;
+ * the "==========>" markers (funcgraph-irqs, on architectures whose irq
+ * entry is traceable) stay in the text only; calls between the event and
+ * the handler (6.12: irq_enter_rcu, idle_cpu) and after it (the kprobe
+ * that closes pktfilt's gate) are noise.
+ */
+TEST(irq_entries)
+{
+	static const char trace[] =
+		EV(1, 0)
+		" 0) + 17.112 us   |  irq_enter_rcu();\n"
+		" 0)   3.457 us    |  idle_cpu();\n"
+		" 0)               |  icmpv6_rcv() {\n"
+		" 0)               |    __rcu_read_unlock() {\n"
+		" 0)   3.997 us    |      irq_enter_rcu();\n"
+		" 0)  ==========> |\n"
+		" 0)               |      __sysvec_apic_timer_interrupt() {\n"
+		" 0)   1.583 us    |        _raw_spin_lock_irqsave();\n"
+		" 0) ! 313.306 us  |      }\n"
+		" 0)  <========== |\n"
+		" 0) ! 400.000 us  |    }\n"
+		" 0) ! 500.000 us  |  }\n"
+		" 0)               |  kprobe_int3_handler() {\n"
+		" 0)   2.846 us    |    get_kprobe();\n"
+		" 0) + 26.510 us   |  }\n";
+	struct pf_trace *t = parse_str(trace);
+	const struct pf_packet *pkt;
+	const struct pf_node *n;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(1, t->npackets);
+	pkt = t->packets[0];
+	EXPECT_TRUE(pkt->complete);
+	EXPECT_STREQ("icmpv6_rcv", pkt->graph->func);
+	EXPECT_EQ(500000, pkt->graph->duration_ns);
+	n = child(pkt->graph, 0);
+	ASSERT_EQ(2, n->nchildren);
+	EXPECT_STREQ("irq_enter_rcu", child(n, 0)->func);
+	EXPECT_STREQ("__sysvec_apic_timer_interrupt", child(n, 1)->func);
+	EXPECT_EQ(313306, child(n, 1)->duration_ns);
+	EXPECT_NE(NULL, strstr(pkt->raw_text, "==========>"));
+	EXPECT_NE(NULL, strstr(pkt->raw_text, "idle_cpu"));
+	EXPECT_EQ(NULL, strstr(pkt->raw_text, "kprobe_int3_handler"));
+	EXPECT_EQ(3, t->stats.noise);	/* irq_enter_rcu idle_cpu kprobe_... */
+	EXPECT_EQ(2, t->stats.stray);	/* get_kprobe and its "}" */
+	EXPECT_EQ(0, t->stats.garbage);
+	pf_trace_free(t);
+}
+
+/*
+ * An interrupt in ftrace_return_to_handler(), between the depth going
+ * down and the return being written (real, 6.1): its calls show at the
+ * depth of the returning call, whose "}" comes after them, named.
+ */
+TEST(interrupt_while_returning)
+{
+	static const char trace[] =
+		EV(7, 0)
+		" 0)               |  udp_rcv() {\n"
+		" 0)               |    __rcu_read_unlock() {\n"
+		" 0) + 18.284 us   |    irq_enter_rcu();\n"
+		" 0)   4.909 us    |    idle_cpu();\n"
+		" 0)   1.423 us    |    } /* __rcu_read_unlock */\n"
+		" 0)   2.585 us    |    fib_select_path();\n"
+		" 0) + 30.000 us   |  }\n"
+		/* The same for the root. */
+		EV(8, 0)
+		" 0)               |  udp_rcv() {\n"
+		" 0)   1.000 us    |    a();\n"
+		" 0)   2.000 us    |  irq_enter_rcu();\n"
+		" 0)               |  irq_exit_rcu() {\n"
+		" 0)   1.000 us    |    idle_cpu();\n"
+		" 0)   3.000 us    |  }\n"
+		" 0)   9.000 us    |  } /* udp_rcv */\n";
+	struct pf_trace *t = parse_str(trace);
+	const struct pf_node *root;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(2, t->npackets);
+	EXPECT_TRUE(t->packets[0]->complete);
+	root = t->packets[0]->graph;
+	ASSERT_EQ(4, root->nchildren);
+	EXPECT_STREQ("__rcu_read_unlock", child(root, 0)->func);
+	EXPECT_EQ(1423, child(root, 0)->duration_ns);
+	EXPECT_TRUE(child(root, 0)->complete);
+	EXPECT_STREQ("irq_enter_rcu", child(root, 1)->func);
+	EXPECT_STREQ("fib_select_path", child(root, 3)->func);
+
+	EXPECT_TRUE(t->packets[1]->complete);
+	root = t->packets[1]->graph;
+	EXPECT_EQ(9000, root->duration_ns);
+	ASSERT_EQ(1, root->nchildren);
+	EXPECT_EQ(0, t->stats.orphans);
+	pf_trace_free(t);
+}
+
+/* An overrun on a packet's CPU while it is open makes it incomplete. */
+TEST(overrun_makes_incomplete)
+{
+	static const char trace[] =
+		EV(1, 0)
+		EV(2, 1)
+		" 0)               |  udp_rcv() {\n"
+		" 1)               |  udp_rcv() {\n"
+		"CPU:1 [LOST 123 EVENTS]\n"
+		" 1)   1.000 us    |      lost_child();\n"
+		" 1)   5.000 us    |    } /* __udp4_lib_rcv */\n"
+		" 1)   6.000 us    |  }\n"
+		" 0)   1.000 us    |    a();\n"
+		" 0)   8.000 us    |  }\n"
+		"CPU:0 [LOST EVENTS]\n"
+		"CPU:1 [LOST 7 EVENTS]\n";
+	struct pf_trace *t = parse_str(trace);
+	const struct pf_packet *p1;
+	char why[128];
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(2, t->npackets);
+	EXPECT_TRUE(t->packets[0]->complete);
+	p1 = t->packets[1];
+	EXPECT_FALSE(p1->complete);
+	EXPECT_TRUE(p1->done);
+	EXPECT_TRUE(p1->incomplete & PF_INC_LOST);
+	EXPECT_STREQ("trace lost events",
+		     pf_incomplete_str(p1->incomplete & PF_INC_LOST, why,
+				       sizeof(why)));
+	EXPECT_NE(NULL, strstr(p1->raw_text, "CPU:1 [LOST 123 EVENTS]\n"));
+	EXPECT_EQ(3, t->stats.lost_reports);
+	EXPECT_EQ(130, t->stats.lost_events);
+	EXPECT_EQ(1, t->stats.lost_unknown);
+	EXPECT_TRUE(pf_trace_lost(t));
+	EXPECT_EQ(1, pf_trace_incomplete(t));
+	pf_trace_free(t);
+
+	/* A LOST line without a CPU applies to every open packet. */
+	t = parse_str(EV(1, 0) " 0)               |  udp_rcv() {\n"
+		      "CPU:? [LOST 5 EVENTS]\n"
+		      " 0)   8.000 us    |  }\n");
+	ASSERT_NE(NULL, t);
+	EXPECT_TRUE(t->packets[0]->incomplete & PF_INC_LOST);
+	EXPECT_EQ(5, t->stats.lost_events);
+	pf_trace_free(t);
+}
+
+TEST(truncated_last_line)
+{
+	static const char head[] =
+		EV(1, 0)
+		" 0)               |  udp_rcv() {\n"
+		" 0)   1.000 us    |    a();\n";
+	char buf[512];
+	struct pf_trace *t;
+
+	/* Cut in the duration. */
+	snprintf(buf, sizeof(buf), "%s 0) # 6537.7", head);
+	t = parse_str(buf);
+	ASSERT_NE(NULL, t);
+	EXPECT_TRUE(t->stats.truncated);
+	EXPECT_EQ(4, t->stats.lines);
+	EXPECT_EQ(0, t->stats.garbage);
+	ASSERT_EQ(1, t->npackets);
+	EXPECT_FALSE(t->packets[0]->complete);
+	EXPECT_EQ(PF_INC_EOF, t->packets[0]->incomplete);
+	EXPECT_FALSE(t->packets[0]->graph->complete);
+	EXPECT_EQ(1, t->packets[0]->graph->nchildren);
+	pf_trace_free(t);
+
+	/* Cut in a name: "b" must not become a call. */
+	snprintf(buf, sizeof(buf), "%s 0)   1.000 us    |    b", head);
+	t = parse_str(buf);
+	ASSERT_NE(NULL, t);
+	EXPECT_TRUE(t->stats.truncated);
+	EXPECT_EQ(1, t->packets[0]->graph->nchildren);
+	pf_trace_free(t);
+
+	/* Whole but without its newline: used. */
+	snprintf(buf, sizeof(buf), "%s 0) # 6537.750 us |  }", head);
+	t = parse_str(buf);
+	ASSERT_NE(NULL, t);
+	EXPECT_FALSE(t->stats.truncated);
+	EXPECT_TRUE(t->packets[0]->complete);
+	EXPECT_EQ(6537750, t->packets[0]->graph->duration_ns);
+	pf_trace_free(t);
+
+	/* An event cut off: no packet. */
+	t = parse_str(" 0)               |  /* pktfilt_packet: seq=1 cpu=0 pro");
+	ASSERT_NE(NULL, t);
+	EXPECT_TRUE(t->stats.truncated);
+	EXPECT_EQ(0, t->npackets);
+	pf_trace_free(t);
+}
+
+/* Graphs cut in other ways. */
+TEST(cut_graphs)
+{
+	struct pf_trace *t;
+
+	/* An event, then the next: no graph. At EOF: ends before. */
+	t = parse_str(EV(1, 0) EV(2, 0)
+		      " 0)               |  udp_rcv() {\n"
+		      " 0)               |    a() {\n"
+		      EV(3, 0)
+		      " 0)               |  tcp_v4_rcv() {\n");
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(3, t->npackets);
+	EXPECT_EQ(PF_INC_NO_GRAPH, t->packets[0]->incomplete);
+	EXPECT_EQ(NULL, t->packets[0]->graph);
+	EXPECT_EQ(PF_INC_CUT, t->packets[1]->incomplete);
+	EXPECT_EQ(PF_INC_EOF, t->packets[2]->incomplete);
+	EXPECT_EQ(3, pf_trace_incomplete(t));
+	pf_trace_free(t);
+
+	/* A return without its call, another's return at a call's depth. */
+	t = parse_str(EV(1, 0)
+		      " 0)               |  udp_rcv() {\n"
+		      " 0)   1.000 us    |      }\n"
+		      " 0)               |    a() {\n"
+		      " 0)   2.000 us    |    } /* b */\n"
+		      " 0)   3.000 us    |  }\n");
+	ASSERT_NE(NULL, t);
+	EXPECT_EQ(PF_INC_NESTING, t->packets[0]->incomplete);
+	EXPECT_EQ(2, t->stats.orphans);
+	EXPECT_FALSE(child(t->packets[0]->graph, 0)->complete);
+	EXPECT_TRUE(t->packets[0]->graph->complete);
+	pf_trace_free(t);
+
+	/* A call above the root: the root's return never came. */
+	t = parse_str(EV(1, 0)
+		      " 0)               |    udp_rcv() {\n"
+		      " 0)   1.000 us    |  other();\n");
+	ASSERT_NE(NULL, t);
+	EXPECT_EQ(PF_INC_NESTING, t->packets[0]->incomplete);
+	EXPECT_EQ(1, t->stats.noise);
+	pf_trace_free(t);
+
+	/* A leaf root. */
+	t = parse_str(EV(1, 0) " 0)   2.000 us    |  udp_rcv();\n");
+	ASSERT_NE(NULL, t);
+	EXPECT_TRUE(t->packets[0]->complete);
+	EXPECT_EQ(2000, t->packets[0]->graph->duration_ns);
+	pf_trace_free(t);
+
+	/* Deeper than PF_FGRAPH_MAX_DEPTH. */
+	{
+		size_t depth = PF_FGRAPH_MAX_DEPTH + 50, i, len = 0;
+		size_t cap = 2 * depth * (2 * depth + 40) + 256;
+		char *buf = malloc(cap);
+
+		ASSERT_NE(NULL, buf);
+		len += snprintf(buf + len, cap - len, "%s", EV(1, 0));
+		for (i = 0; i < depth; i++)
+			len += snprintf(buf + len, cap - len,
+					" 0)               |  %*s%s() {\n",
+					(int)(2 * i), "", i ? "f" : "udp_rcv");
+		for (i = depth; i-- > 0;)
+			len += snprintf(buf + len, cap - len,
+					" 0)   1.000 us    |  %*s}\n",
+					(int)(2 * i), "");
+		t = pf_fgraph_parse_buf(buf, len);
+		free(buf);
+		ASSERT_NE(NULL, t);
+		EXPECT_TRUE(t->packets[0]->incomplete & PF_INC_DEPTH);
+		EXPECT_FALSE(t->packets[0]->complete);
+		EXPECT_TRUE(t->packets[0]->done);
+		pf_trace_free(t);
+	}
+}
+
+/* Lines that are not graphs, or garbage, among graph lines. */
+TEST(garbage_lines)
+{
+	static const char trace[] =
+		"garbage\n"
+		"\n"
+		" ------------------------------------------\n"
+		" 0)  ksoftir-15   =>  pfsend-212   \n"
+		" ------------------------------------------\n"
+		"\x01\x02\xff\xfe\n"
+		" 0) ???\n"
+		"}}}}\n"
+		EV(1, 0)
+		" 0)               |  udp_rcv() {\n"
+		" (Overruns: 0)\n"
+		" 0) 5 xs |    x();\n"
+		" 0)               |    a(); trailing\n"
+		"{{ 99999999999999999999) \n"
+		" 0)   1.000 us    |    b();\n"
+		" 0)   2.000 us    |  }\n"
+		"CPU:0 [LOST\n"
+		" 0)               |  /* pktfilt_packet: seq=x cpu= proto="
+		"udpudpudpudp saddr=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa */\n"
+		" 0)   2.000 us    |  }\n"
+		" 5) garbage\n";
+	struct pf_trace *t = parse_str(trace);
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(2, t->npackets);
+	EXPECT_TRUE(t->packets[0]->complete);
+	EXPECT_EQ(1, t->packets[0]->graph->nchildren);
+	EXPECT_EQ(2000, t->packets[0]->graph->duration_ns);
+	EXPECT_EQ(0, t->packets[1]->seq);
+	EXPECT_STREQ("udpudpu", t->packets[1]->proto);
+	EXPECT_EQ(45, strlen(t->packets[1]->saddr));
+	EXPECT_FALSE(t->packets[1]->complete);
+	EXPECT_EQ(8, t->stats.garbage);
+	EXPECT_EQ(1, t->stats.lost_reports);
+	pf_trace_free(t);
+
+	/* Nothing at all, and no newline at all. */
+	t = parse_str("");
+	ASSERT_NE(NULL, t);
+	EXPECT_EQ(0, t->npackets);
+	EXPECT_EQ(0, t->stats.lines);
+	pf_trace_free(t);
+	t = pf_fgraph_parse_buf("\0\0\0\n\0", 5);
+	ASSERT_NE(NULL, t);
+	EXPECT_EQ(2, t->stats.lines);
+	pf_trace_free(t);
+}
+
+/* Optional columns: absolute time, CPU, task, no duration. */
+TEST(other_columns)
+{
+	static const char trace[] =
+		"  123.456789 |   1)  ksoftir-15   |               |  /* pktfilt_packet: seq=4 cpu=1 proto=tcp saddr=fd00::1 daddr=fd00::2 sport=1 dport=2 ifindex=3 netns=5 */\n"
+		"  123.456790 |   1)  ksoftir-15   |               |  tcp_v6_rcv() {\n"
+		"  123.456791 |   1)  ksoftir-15   | + 12.500 us   |    a();\n"
+		"  123.456795 |   1)  ksoftir-15   | + 20.000 us   |  } /* tcp_v6_rcv */\n"
+		/* funcgraph-cpu off */
+		"               |  /* pktfilt_packet: seq=5 cpu=0 proto=icmp saddr=10.0.0.1 daddr=10.0.0.2 sport=0 dport=0 ifindex=3 netns=5 */\n"
+		"               |  icmp_rcv() {\n"
+		"   1.000 us    |    a();\n"
+		"# 1234.000 us |  }\n"
+		/* funcgraph-duration off */
+		" 0)  /* pktfilt_packet: seq=6 cpu=0 proto=udp saddr=1.1.1.1 daddr=2.2.2.2 sport=1 dport=2 ifindex=3 netns=5 */\n"
+		" 0)  udp_rcv() {\n"
+		" 0)    a();\n"
+		" 0)  }\n";
+	struct pf_trace *t = parse_str(trace);
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(3, t->npackets);
+	EXPECT_TRUE(t->packets[0]->complete);
+	EXPECT_EQ(20000, t->packets[0]->graph->duration_ns);
+	EXPECT_EQ(12500, child(t->packets[0]->graph, 0)->duration_ns);
+	EXPECT_STREQ("fd00::1", t->packets[0]->saddr);
+	EXPECT_TRUE(t->packets[1]->complete);
+	EXPECT_EQ(1234000, t->packets[1]->graph->duration_ns);
+	EXPECT_TRUE(t->packets[2]->complete);
+	EXPECT_EQ(1, t->packets[2]->graph->nchildren);
+	EXPECT_EQ(0, t->stats.garbage);
+	pf_trace_free(t);
+}
+
+/* Fed a byte at a time, the parser gives the same as in one go. */
+TEST(incremental_feed)
+{
+	static const char trace[] =
+		EV(1, 1)
+		" 1)               |  udp_rcv() {\n"
+		" 1)   7.164 us    |    udp4_lib_lookup2();\n"
+		" 1) # 6537.750 us |  }";
+	struct pf_fgraph *p = pf_fgraph_new();
+	const struct pf_trace *live;
+	struct pf_trace *t;
+	size_t i;
+
+	ASSERT_NE(NULL, p);
+	for (i = 0; i < sizeof(trace) - 1; i++)
+		ASSERT_EQ(0, pf_fgraph_feed(p, trace + i, 1));
+	live = pf_fgraph_trace(p);
+	ASSERT_EQ(1, live->npackets);
+	EXPECT_FALSE(live->packets[0]->done);
+	t = pf_fgraph_finish(p);
+	ASSERT_NE(NULL, t);
+	EXPECT_TRUE(t->packets[0]->complete);
+	EXPECT_EQ(6537750, t->packets[0]->graph->duration_ns);
+	pf_trace_free(t);
+}
+
+/* --- renderings ------------------------------------------------------------ */
+
+static const char small_trace[] =
+	EV(1, 1)
+	" 1)               |  udp_rcv() {\n"
+	" 1)               |    __udp4_lib_rcv() {\n"
+	" 1) + 87.835 us   |      udp4_lib_lookup2();\n"
+	" 1)   7.164 us    |      udp4_lib_lookup2();\n"
+	" 1) ! 535.443 us  |    }\n"
+	" 1) ! 600.000 us  |  }\n"
+	" 0)               |  /* pktfilt_packet: seq=2 cpu=0 proto=icmpv6 saddr=fd00::1 daddr=fd00::2 sport=0 dport=0 ifindex=2 netns=7 */\n"
+	" 0)               |  icmpv6_rcv() {\n";
+
+TEST(text_output)
+{
+	struct pf_trace *t = parse_str(small_trace);
+	char *s;
+
+	ASSERT_NE(NULL, t);
+	s = render_str(pf_render_text, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("# packet 1: udp 10.9.0.1:4000 -> 10.9.0.2:9000 ifindex 2 netns 4026532165 cpu 1\n"
+		     EV(1, 1)
+		     " 1)               |  udp_rcv() {\n"
+		     " 1)               |    __udp4_lib_rcv() {\n"
+		     " 1) + 87.835 us   |      udp4_lib_lookup2();\n"
+		     " 1)   7.164 us    |      udp4_lib_lookup2();\n"
+		     " 1) ! 535.443 us  |    }\n"
+		     " 1) ! 600.000 us  |  }\n"
+		     "\n"
+		     "# packet 2: icmpv6 fd00::1 -> fd00::2 ifindex 2 netns 7 cpu 0 [INCOMPLETE: trace ends before the graph]\n"
+		     " 0)               |  /* pktfilt_packet: seq=2 cpu=0 proto=icmpv6 saddr=fd00::1 daddr=fd00::2 sport=0 dport=0 ifindex=2 netns=7 */\n"
+		     " 0)               |  icmpv6_rcv() {\n", s);
+	free(s);
+	pf_trace_free(t);
+}
+
+TEST(json_output)
+{
+	struct pf_trace *t = parse_str(small_trace);
+	char *s;
+
+	ASSERT_NE(NULL, t);
+	s = render_str(pf_render_json, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("{\"seq\":1,\"cpu\":1,\"proto\":\"udp\",\"saddr\":\"10.9.0.1\",\"daddr\":\"10.9.0.2\",\"sport\":4000,\"dport\":9000,\"ifindex\":2,\"netns\":4026532165,\"complete\":true,\"incomplete\":null,"
+		     "\"graph\":{\"func\":\"udp_rcv\",\"duration_ns\":600000,\"children\":["
+		     "{\"func\":\"__udp4_lib_rcv\",\"duration_ns\":535443,\"children\":["
+		     "{\"func\":\"udp4_lib_lookup2\",\"duration_ns\":87835,\"children\":[]},"
+		     "{\"func\":\"udp4_lib_lookup2\",\"duration_ns\":7164,\"children\":[]}]}]}}\n"
+		     "{\"seq\":2,\"cpu\":0,\"proto\":\"icmpv6\",\"saddr\":\"fd00::1\",\"daddr\":\"fd00::2\",\"sport\":0,\"dport\":0,\"ifindex\":2,\"netns\":7,\"complete\":false,\"incomplete\":\"trace ends before the graph\","
+		     "\"graph\":{\"func\":\"icmpv6_rcv\",\"duration_ns\":null,\"children\":[]}}\n",
+		     s);
+	EXPECT_EQ(2, json_lines_ok(s));
+	free(s);
+	pf_trace_free(t);
+
+	/* Escaping: quotes, backslashes, controls, bad UTF-8, good UTF-8. */
+	t = parse_str(" 0)               |  /* pktfilt_packet: seq=3 proto=a\"b saddr=c\\d\x01\xff\xc3\xa9 */\n");
+	ASSERT_NE(NULL, t);
+	s = render_str(pf_render_json, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_NE(NULL, strstr(s, "\"proto\":\"a\\\"b\",\"saddr\":\"c\\\\d\\u0001\\ufffd\xc3\xa9\""));
+	EXPECT_EQ(1, json_lines_ok(s));
+	EXPECT_NE(NULL, strstr(s, "\"graph\":null"));
+	free(s);
+	pf_trace_free(t);
+}
+
+TEST(folded_output)
+{
+	struct pf_trace *t = parse_str(small_trace);
+	size_t lines;
+	char *s;
+
+	ASSERT_NE(NULL, t);
+	s = render_str(pf_render_folded, t);	/* warns about packet 2 */
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("udp_rcv 64557\n"
+		     "udp_rcv;__udp4_lib_rcv 440444\n"
+		     "udp_rcv;__udp4_lib_rcv;udp4_lib_lookup2 94999\n", s);
+	EXPECT_EQ(600000, folded_sum(s, &lines));
+	free(s);
+	pf_trace_free(t);
+
+	/* Children longer than their parent: clamped, and taken back. */
+	t = parse_str(EV(1, 0)
+		      " 0)               |  udp_rcv() {\n"
+		      " 0)               |    a() {\n"
+		      " 0) * 12345.67 us |      b();\n"
+		      " 0)   5.000 us    |      c();\n"
+		      " 0) * 12345.67 us |    }\n"
+		      " 0) * 12350.00 us |  }\n");
+	ASSERT_NE(NULL, t);
+	s = render_str(pf_render_folded, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("udp_rcv 0\n"
+		     "udp_rcv;a 0\n"
+		     "udp_rcv;a;b 12345000\n"
+		     "udp_rcv;a;c 5000\n", s);
+	EXPECT_EQ(12350000, folded_sum(s, &lines));
+	free(s);
+	pf_trace_free(t);
+}
+
+TEST(svg_output)
+{
+	struct pf_trace *t = parse_str(EV(1, 0)
+		" 0)               |  udp_rcv() {\n"
+		" 0)   1.000 us    |    a<&>\"'();\n"
+		" 0)   4.000 us    |  }\n");
+	char *s;
+
+	ASSERT_NE(NULL, t);
+	s = render_str(pf_render_svg, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(0, strncmp(s, "<?xml", 5));
+	EXPECT_NE(NULL, strstr(s, "<title>a&lt;&amp;&gt;&quot;&apos; (1.000 us, 25.00%)</title>"));
+	EXPECT_NE(NULL, strstr(s, "<title>udp_rcv (4.000 us, 100.00%)</title>"));
+	EXPECT_NE(NULL, strstr(s, "packet 1: udp 10.9.0.1:4000 -&gt; 10.9.0.2:9000"));
+	EXPECT_NE(NULL, strstr(s, "</svg>\n"));
+	EXPECT_EQ(NULL, strstr(s, "a<"));
+	free(s);
+	pf_trace_free(t);
+}
+
+/* --- the real traces ------------------------------------------------------------ */
+
+struct fixture_want {
+	const char *name;
+	const char *root;	/* every graph's, or NULL */
+	int packets;		/* -1: at least one */
+	bool all_complete;
+	bool lost;
+	bool truncated;
+};
+
+static const struct fixture_want fixtures[] = {
+	{ "udp-count3", "udp_rcv", 3, true, false, false },
+	{ "tcp4", "tcp_v4_rcv", 1, true, false, false },
+	{ "tcp6", "tcp_v6_rcv", 1, true, false, false },
+	{ "icmp", "icmp_rcv", 1, true, false, false },
+	{ "icmpv6", "icmpv6_rcv", 1, true, false, false },
+	{ "cpus2", "udp_rcv", -1, true, false, false },
+	{ "irqs", "udp_rcv", -1, true, false, false },
+	{ "lost", NULL, -1, false, true, false },
+	{ "udp-count3-truncated", "udp_rcv", 2, false, false, true },
+};
+
+static const char *const kernels[] = { "6.1", "6.12" };
+
+/* selftests/unit/fixtures/KERNEL/NAME.txt, next to this binary. */
+static char *fixture_read(const char *kernel, const char *name, size_t *len)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 64], *slash, *buf = NULL;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f;
+	long size;
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(path, sizeof(path), "%s/fixtures/%s/%s.txt", exe, kernel, name);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	size = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+	if (size >= 0 && !fseek(f, 0, SEEK_SET)) {
+		buf = malloc((size_t)size + 1);
+		if (buf && fread(buf, 1, (size_t)size, f) == (size_t)size) {
+			buf[size] = '\0';
+			*len = (size_t)size;
+		} else {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static bool has_func(const struct pf_node *node, const char *func,
+		     unsigned int min_depth, unsigned int depth)
+{
+	size_t i;
+
+	if (depth >= min_depth && !strcmp(node->func, func))
+		return true;
+	for (i = 0; i < node->nchildren; i++)
+		if (has_func(node->children[i], func, min_depth, depth + 1))
+			return true;
+	return false;
+}
+
+/* Every complete node has a duration at least its children's... almost. */
+static bool nodes_complete(const struct pf_node *node)
+{
+	size_t i;
+
+	if (!node->complete)
+		return false;
+	for (i = 0; i < node->nchildren; i++)
+		if (!nodes_complete(node->children[i]))
+			return false;
+	return true;
+}
+
+static void check_fixture(struct __test_metadata *_metadata,
+			  const char *kernel, const struct fixture_want *w)
+{
+	struct pf_trace *t;
+	size_t len, i, ncomplete = 0;
+	bool cpu_seen[2] = { false, false };
+	char *buf = fixture_read(kernel, w->name, &len), *json;
+	const char *line;
+
+	ASSERT_NE(NULL, buf) TH_LOG("fixtures/%s/%s.txt missing", kernel, w->name);
+	t = pf_fgraph_parse_buf(buf, len);
+	ASSERT_NE(NULL, t);
+	TH_LOG("%s/%s: %zu packets", kernel, w->name, t->npackets);
+
+	/* Every line of a real trace is understood. */
+	EXPECT_EQ(0, t->stats.garbage);
+	EXPECT_EQ(w->truncated, t->stats.truncated);
+	EXPECT_EQ(w->lost, pf_trace_lost(t));
+	if (w->packets >= 0)
+		EXPECT_EQ(w->packets, t->npackets);
+	ASSERT_TRUE(t->npackets > 0);
+	EXPECT_EQ(t->stats.events, t->npackets);
+	if (w->all_complete) {
+		EXPECT_EQ(0, pf_trace_incomplete(t));
+	} else {
+		EXPECT_TRUE(pf_trace_incomplete(t) > 0);
+	}
+
+	for (i = 0; i < t->npackets; i++) {
+		const struct pf_packet *pkt = t->packets[i];
+
+		if (w->root && pkt->graph)
+			EXPECT_STREQ(w->root, pkt->graph->func);
+		if (pkt->cpu < 2)
+			cpu_seen[pkt->cpu] = true;
+		EXPECT_TRUE(pkt->done);
+		if (w->packets > 0 && w->all_complete)
+			EXPECT_EQ(i + 1, pkt->seq);
+		if (w->lost && !pkt->complete)
+			EXPECT_TRUE(pkt->incomplete & (PF_INC_LOST | PF_INC_EOF))
+				TH_LOG("packet %" PRIu64 ": %#x", pkt->seq,
+				       pkt->incomplete);
+		if (!pkt->complete)
+			continue;
+		ncomplete++;
+		EXPECT_TRUE(nodes_complete(pkt->graph));
+		EXPECT_TRUE(pkt->graph->duration_ns > 0);
+	}
+	if (!strcmp(w->name, "cpus2"))
+		EXPECT_TRUE(cpu_seen[0] && cpu_seen[1]);
+	if (!strcmp(w->name, "irqs")) {
+		bool irq = false;
+
+		for (i = 0; i < t->npackets; i++)
+			irq |= has_func(t->packets[i]->graph,
+					"__sysvec_apic_timer_interrupt", 1, 0);
+		EXPECT_TRUE(irq) TH_LOG("no interrupt inside a graph");
+	}
+	if (w->truncated)
+		EXPECT_EQ(PF_INC_EOF, t->packets[t->npackets - 1]->incomplete);
+
+	/* JSON: valid, one line per packet; then against the folded stacks. */
+	json = render_str(pf_render_json, t);
+	ASSERT_NE(NULL, json);
+	EXPECT_EQ((int)t->npackets, json_lines_ok(json));
+	line = json;
+	for (i = 0; i < t->npackets; i++) {
+		struct pf_packet *pkt = t->packets[i];
+		struct pf_trace one = one_packet(&t->packets[i]);
+		uint64_t root_ns = json_root_ns(line);
+		size_t nodes = pf_self_times(pkt, NULL, 0), lines;
+		uint64_t *wts, sum = 0;
+		char *folded;
+		size_t k;
+
+		line = strchr(line, '\n') + 1;
+		if (!pkt->complete)
+			continue;
+		EXPECT_EQ(pkt->graph->duration_ns, root_ns);
+		folded = render_str(pf_render_folded, &one);
+		ASSERT_NE(NULL, folded);
+		EXPECT_EQ(root_ns, folded_sum(folded, &lines))
+			TH_LOG("packet %" PRIu64, pkt->seq);
+		EXPECT_TRUE(lines > 0 && lines <= nodes);
+		free(folded);
+		wts = calloc(nodes, sizeof(*wts));
+		ASSERT_NE(NULL, wts);
+		EXPECT_EQ(nodes, pf_self_times(pkt, wts, nodes));
+		for (k = 0; k < nodes; k++)
+			sum += wts[k];
+		EXPECT_EQ(pkt->graph->duration_ns, sum);
+		free(wts);
+	}
+	free(json);
+
+	/* All the complete packets at once: the same total. */
+	{
+		uint64_t total = 0;
+		size_t lines;
+		char *folded = render_str(pf_render_folded, t);
+
+		ASSERT_NE(NULL, folded);
+		for (i = 0; i < t->npackets; i++)
+			if (t->packets[i]->complete)
+				total += t->packets[i]->graph->duration_ns;
+		EXPECT_EQ(total, folded_sum(folded, &lines));
+		free(folded);
+	}
+	/* Text: every line of every packet is in the trace, in order. */
+	{
+		char *text = render_str(pf_render_text, t);
+
+		ASSERT_NE(NULL, text);
+		EXPECT_TRUE(strlen(text) <= len + 200 * t->npackets);
+		free(text);
+	}
+	/* SVG: one rectangle per node of the complete packets, plus one. */
+	{
+		char *svg = render_str(pf_render_svg, t);
+		const char *p = svg;
+		size_t rects = 0, nodes = 0;
+
+		ASSERT_NE(NULL, svg);
+		while ((p = strstr(p, "<rect")))
+			rects++, p++;
+		for (i = 0; i < t->npackets; i++)
+			if (t->packets[i]->complete)
+				nodes += pf_self_times(t->packets[i], NULL, 0);
+		EXPECT_EQ(nodes + 1, rects);
+		free(svg);
+	}
+	EXPECT_TRUE(ncomplete > 0);
+	pf_trace_free(t);
+	free(buf);
+}
+
+TEST(fixtures_6_1)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fixtures); i++)
+		check_fixture(_metadata, kernels[0], &fixtures[i]);
+}
+
+TEST(fixtures_6_12)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fixtures); i++)
+		check_fixture(_metadata, kernels[1], &fixtures[i]);
+}
+
+/* Raw packet text is the trace's lines of that CPU, in order. */
+TEST(fixture_text_is_the_trace)
+{
+	size_t len, i;
+	char *buf = fixture_read("6.1", "cpus2", &len);
+	struct pf_trace *t;
+
+	ASSERT_NE(NULL, buf);
+	t = pf_fgraph_parse_buf(buf, len);
+	ASSERT_NE(NULL, t);
+	for (i = 0; i < t->npackets; i++) {
+		const struct pf_packet *pkt = t->packets[i];
+		char tag[8];
+		const char *p = pkt->raw_text, *from = buf;
+
+		snprintf(tag, sizeof(tag), " %u) ", pkt->cpu);
+		while (*p) {
+			const char *nl = strchr(p, '\n');
+			char *line = strndup(p, (size_t)(nl - p));
+			const char *at = strstr(from, line);
+
+			ASSERT_NE(NULL, at);
+			EXPECT_EQ(0, strncmp(line, tag, strlen(tag)));
+			from = at + strlen(line);
+			free(line);
+			p = nl + 1;
+		}
+	}
+	pf_trace_free(t);
+	free(buf);
+}
+
+/* --- anything goes --------------------------------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static int (*const renderers[])(FILE *, const struct pf_trace *) = {
+	pf_render_text, pf_render_json, pf_render_folded, pf_render_svg,
+};
+
+static const char *const tokens[] = {
+	"{", "}", "();", "() {", " 1) ", " 0) ", "|  ", "  ", "    ", "\n",
+	"/* pktfilt_packet: seq=", " */", "CPU:1 [LOST ", " EVENTS]\n",
+	"udp_rcv", "tcp_v4_rcv", "+ 87.835 us   ", "# 9999999999999999 us ",
+	"} /* udp_rcv */", "==========>", "\xff", "\0", ";", "\"", "<&>",
+	"  123.456789 |  ", " ksoftir-15   | ", "( ", " => ",
+};
+
+/* Mutated real traces: nothing crashes, the invariants hold. */
+TEST(mutations)
+{
+	size_t len, i, k;
+	char *orig = fixture_read("6.12", "irqs", &len);
+
+	ASSERT_NE(NULL, orig);
+	if (len > 20000)
+		len = 20000;
+	for (i = 0; i < 300; i++) {
+		size_t cap = len + 4096, n = 0, pos = 0;
+		char *buf = malloc(cap);
+		struct pf_trace *t;
+
+		ASSERT_NE(NULL, buf);
+		/* Copy the trace from a random place, mutating as we go. */
+		pos = rng() % len;
+		while (pos < len && n < cap - 64) {
+			uint64_t r = rng() % 100;
+
+			if (r < 2) {
+				const char *tok = tokens[rng() % ARRAY_SIZE(tokens)];
+				size_t tl = *tok ? strlen(tok) : 1;
+
+				memcpy(buf + n, tok, tl);
+				n += tl;
+			} else if (r < 3) {
+				pos += rng() % 200;	/* drop a run */
+			} else if (r < 4) {
+				buf[n++] = (char)rng();
+				pos++;
+			} else {
+				buf[n++] = orig[pos++];
+			}
+		}
+		t = pf_fgraph_parse_buf(buf, n);
+		ASSERT_NE(NULL, t);
+		for (k = 0; k < ARRAY_SIZE(renderers); k++) {
+			FILE *null = fopen("/dev/null", "w");
+
+			ASSERT_NE(NULL, null);
+			/* The renderers' warnings would drown the log. */
+			if (k >= 2) {
+				FILE *saved = stderr;
+
+				stderr = null;
+				EXPECT_EQ(0, renderers[k](null, t));
+				stderr = saved;
+			} else {
+				EXPECT_EQ(0, renderers[k](null, t));
+			}
+			fclose(null);
+		}
+		for (k = 0; k < t->npackets; k++) {
+			const struct pf_packet *pkt = t->packets[k];
+			size_t nodes;
+			uint64_t *w, sum = 0, j;
+
+			if (!pkt->complete)
+				continue;
+			nodes = pf_self_times(pkt, NULL, 0);
+			w = malloc(nodes * sizeof(*w));
+			ASSERT_NE(NULL, w);
+			pf_self_times(pkt, w, nodes);
+			for (j = 0; j < nodes; j++)
+				sum += w[j];
+			if (pkt->graph->duration_ns < UINT64_MAX / 2)
+				EXPECT_EQ(pkt->graph->duration_ns, sum);
+			free(w);
+		}
+		pf_trace_free(t);
+		free(buf);
+	}
+	free(orig);
+}
+
+TEST_HARNESS_MAIN

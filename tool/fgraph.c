@@ -1,0 +1,1340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * function_graph text -> the call trees of the packets pktfilt traced.
+ *
+ * The line formats, from kernel/trace/trace_functions_graph.c and
+ * kernel/trace/trace.c (the same in Linux 6.1 and 6.12 with the default
+ * options), each prefix field depending on a trace option:
+ *
+ *   [SECS.USECS |  ][USECS us |  ][ CPU) ][ comm-pid | ][ lat | ]DURATION BODY
+ *
+ *   SECS.USECS   funcgraph-abstime          USECS us   funcgraph-reltime
+ *   CPU)         funcgraph-cpu (default on) comm-pid   funcgraph-proc
+ *   lat          latency-format
+ *   DURATION     funcgraph-duration (default on): "M USECS[.NNN] us   |  "
+ *                with M one of + ! # * @ $ (funcgraph-overhead) or a space,
+ *                the decimals truncated to fit 7 digits ("12345.67 us");
+ *                "              |  " on lines without a time
+ *   BODY         two spaces per call depth, then "func() {", "func();",
+ *                "}" maybe followed by "/" "* func *" "/" (funcgraph-tail,
+ *                or an entry that was lost), or a comment: a trace event
+ *                such as "/" "* pktfilt_packet: seq=1 ... *" "/"
+ *
+ * and lines of their own: "CPU:N [LOST M EVENTS]" or "CPU:N [LOST EVENTS]"
+ * before the first line after a ring-buffer overrun, the irq markers
+ * "==========>" and "<==========" (funcgraph-irqs, for functions in
+ * .irqentry.text only: none on x86, where the IDT entries are noinstr),
+ * " ------------------------------------------" and " N)  comm-pid  =>
+ * comm-pid " at a context switch, " (Overruns: N)" (funcgraph-overrun),
+ * and the "#" header of the trace file.
+ *
+ * Each CPU has its own state: lines carry their CPU, and those of several
+ * CPUs interleave. A pktfilt_packet event opens a packet on its CPU. Its
+ * root is the next call on that CPU of one of the handlers pktfilt wraps;
+ * calls before it (an interrupt between the event and the handler) are
+ * noise, and so are the calls on a CPU outside any packet's graph (the
+ * kprobe that closes pktfilt's gate, an interrupt after the handler).
+ * The packet is complete when its root returns with nothing missing.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fgraph.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Longest function name kept; longer ones make the line not understood. */
+#define PF_MAX_NAME	1024
+
+/* The receive handlers pktfilt wraps: the only possible roots. */
+static const char *const pf_handlers[] = {
+	"tcp_v4_rcv", "udp_rcv", "icmp_rcv",
+	"tcp_v6_rcv", "udpv6_rcv", "icmpv6_rcv",
+};
+
+enum pf_kind {
+	PF_K_NONE,	/* blank, header, context-switch banner */
+	PF_K_OTHER,	/* not understood */
+	PF_K_LOST,
+	PF_K_ENTRY,	/* func() { */
+	PF_K_LEAF,	/* func(); */
+	PF_K_RETURN,	/* } */
+	PF_K_COMMENT,	/* a trace event */
+	PF_K_IRQ,	/* ==========> or <========== */
+};
+
+struct pf_line {
+	enum pf_kind kind;
+	bool whole;		/* nothing seems cut off its end */
+	long cpu;		/* -1: no CPU column; LOST: -1 = all CPUs */
+	bool has_duration;
+	uint64_t duration_ns;
+	size_t depth;		/* indentation / 2 */
+	const char *name;	/* ENTRY, LEAF, and RETURN with a tail comment */
+	size_t name_len;
+	const char *text;	/* COMMENT: between the comment marks */
+	size_t text_len;
+	bool lost_known;
+	uint64_t lost;
+};
+
+/* Calls set aside at most, per CPU (the oldest go first). */
+#define PF_ASIDE_MAX	64
+
+/*
+ * Per-CPU state. While the root is open, stack[0] is the root and the
+ * stack holds the open calls. A call whose return did not come before the
+ * next call at its depth is set aside: its return may still come (see
+ * on_return()). When the root itself is set aside, stack[0] is a
+ * detached call at the root's depth (an interrupt), freed when it returns.
+ */
+struct pf_cpu {
+	struct pf_packet *pkt;	/* open packet, or NULL */
+	bool rooted;		/* its root call was seen */
+	size_t base;		/* the root's depth */
+	struct pf_node **stack;
+	size_t sp, stack_cap;
+	struct pf_node *aside[PF_ASIDE_MAX];
+	size_t naside;
+	size_t unclosed;	/* calls of the graph without their return */
+	struct pf_node *detached;	/* stack[0] if not in the graph */
+};
+
+struct pf_fgraph {
+	struct pf_trace *trace;
+	struct pf_cpu **cpus;	/* [0]: lines without a CPU; [n + 1]: CPU n */
+	size_t ncpus;
+	char *line;		/* a partial line, waiting for its newline */
+	size_t len, cap;
+	bool overlong;		/* that line was cut at PF_FGRAPH_MAX_LINE */
+	bool failed;		/* out of memory */
+};
+
+/* --- the text of one line --------------------------------------------------- */
+
+struct pf_cur {
+	const char *s;
+	size_t n, i;
+};
+
+static bool cur_end(const struct pf_cur *c)
+{
+	return c->i >= c->n;
+}
+
+static char cur_peek(const struct pf_cur *c, size_t off)
+{
+	return c->i + off < c->n ? c->s[c->i + off] : '\0';
+}
+
+static size_t cur_spaces(struct pf_cur *c)
+{
+	size_t start = c->i;
+
+	while (c->i < c->n && c->s[c->i] == ' ')
+		c->i++;
+	return c->i - start;
+}
+
+static bool cur_eat(struct pf_cur *c, const char *lit)
+{
+	size_t len = strlen(lit);
+
+	if (c->n - c->i < len || memcmp(c->s + c->i, lit, len))
+		return false;
+	c->i += len;
+	return true;
+}
+
+static bool is_digit(char ch)
+{
+	return ch >= '0' && ch <= '9';
+}
+
+/*
+ * A decimal number of at most @max digits (more: false, nothing eaten);
+ * its value and digit count.
+ */
+static bool cur_number(struct pf_cur *c, unsigned int max, uint64_t *val,
+		       unsigned int *ndigits)
+{
+	uint64_t v = 0;
+	unsigned int nd = 0;
+	size_t i = c->i;
+
+	while (i < c->n && is_digit(c->s[i])) {
+		if (++nd > max)
+			return false;
+		v = v * 10 + (uint64_t)(c->s[i] - '0');
+		i++;
+	}
+	if (!nd)
+		return false;
+	c->i = i;
+	*val = v;
+	if (ndigits)
+		*ndigits = nd;
+	return true;
+}
+
+/* Somewhere in s[0..n) */
+static const char *mem_find(const char *s, size_t n, const char *lit)
+{
+	size_t len = strlen(lit), i;
+
+	for (i = 0; len <= n && i <= n - len; i++)
+		if (!memcmp(s + i, lit, len))
+			return s + i;
+	return NULL;
+}
+
+static bool ends_with(const char *s, size_t n, const char *lit)
+{
+	size_t len = strlen(lit);
+
+	return n >= len && !memcmp(s + n - len, lit, len);
+}
+
+/* "SECS.USECS |  " */
+static void skip_abstime(struct pf_cur *c)
+{
+	size_t save = c->i;
+	uint64_t v;
+
+	cur_spaces(c);
+	if (cur_number(c, 19, &v, NULL) && cur_eat(c, ".") &&
+	    cur_number(c, 6, &v, NULL) && cur_eat(c, " |  "))
+		return;
+	c->i = save;
+}
+
+/* "USECS us |  " */
+static void skip_reltime(struct pf_cur *c)
+{
+	size_t save = c->i;
+	uint64_t v;
+
+	cur_spaces(c);
+	if (cur_number(c, 19, &v, NULL) && cur_eat(c, " us |  "))
+		return;
+	c->i = save;
+}
+
+/* " CPU) " */
+static long parse_cpu(struct pf_cur *c)
+{
+	size_t save = c->i;
+	uint64_t v;
+
+	cur_spaces(c);
+	if (cur_number(c, 10, &v, NULL) && cur_eat(c, ") ") &&
+	    v < PF_FGRAPH_MAX_CPU)
+		return (long)v;
+	c->i = save;
+	return -1;
+}
+
+/* "comm-pid | ": the task, centred in 14 columns; comm is at most 7 bytes. */
+static void skip_proc(struct pf_cur *c)
+{
+	const char *s = c->s + c->i, *bar;
+	size_t avail = c->n - c->i, end;
+
+	bar = mem_find(s, avail < 40 ? avail : 40, " | ");
+	if (!bar)
+		return;
+	end = (size_t)(bar - s);
+	while (end && s[end - 1] == ' ')
+		end--;
+	if (!end || !is_digit(s[end - 1]))
+		return;
+	while (end && is_digit(s[end - 1]))
+		end--;
+	if (!end || s[end - 1] != '-')
+		return;
+	c->i += (size_t)(bar - s) + 3;
+}
+
+/* " dNs1 | ": latency-format flags, a few characters, no spaces. */
+static void skip_lat(struct pf_cur *c)
+{
+	size_t i = c->i + 1, k = 0;
+
+	if (cur_peek(c, 0) != ' ')
+		return;
+	while (i < c->n && c->s[i] != ' ' && c->s[i] != '|' && k < 8) {
+		i++;
+		k++;
+	}
+	if (k < 3 || c->n - i < 3 || memcmp(c->s + i, " | ", 3))
+		return;
+	c->i = i + 3;
+}
+
+/*
+ * The duration column: "M USECS[.N[N[N]]] us <pad>|  " or "<spaces>|  ".
+ * Returns false if there is none (and eats nothing).
+ */
+static bool parse_duration(struct pf_cur *c, struct pf_line *l)
+{
+	size_t save = c->i;
+	uint64_t us, frac = 0;
+	unsigned int nfrac = 0;
+
+	cur_spaces(c);
+	if (cur_end(c))
+		goto none;
+	if (strchr("+!#*@$", cur_peek(c, 0)) && cur_peek(c, 1) == ' ') {
+		c->i += 2;
+		cur_spaces(c);
+	}
+	if (cur_peek(c, 0) == '|') {
+		c->i++;
+		goto pad;
+	}
+	/* USECS * 1000 must fit: 16 digits is plenty (317 years). */
+	if (!cur_number(c, 16, &us, NULL))
+		goto none;
+	if (cur_eat(c, ".") && !cur_number(c, 3, &frac, &nfrac))
+		goto none;
+	if (!cur_eat(c, " us") || !cur_spaces(c) || !cur_eat(c, "|"))
+		goto none;
+	/* Truncated decimals count as zeros: 12345.67 us = 12345670 ns. */
+	while (nfrac < 3) {
+		frac *= 10;
+		nfrac++;
+	}
+	l->has_duration = true;
+	l->duration_ns = us * 1000 + frac;
+pad:
+	/* "|  ": the indentation starts after these two spaces. */
+	if (cur_eat(c, " "))
+		cur_eat(c, " ");
+	return true;
+none:
+	c->i = save;
+	return false;
+}
+
+static bool name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n || n > PF_MAX_NAME || s[0] == ' ')
+		return false;
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch < 0x20 || ch == 0x7f || strchr("|{};()", ch))
+			return false;
+	}
+	return true;
+}
+
+/* "} [/" "* func[ = 0x0| ret=...] *" "/]" */
+static void parse_return(const char *s, size_t n, struct pf_line *l)
+{
+	struct pf_cur c = { s, n, 1 };
+	const char *body, *cut;
+	size_t len;
+
+	l->kind = PF_K_RETURN;
+	cur_spaces(&c);
+	if (cur_end(&c)) {
+		l->whole = true;
+		return;
+	}
+	if (!cur_eat(&c, "/*")) {
+		l->kind = PF_K_OTHER;	/* something else after the brace */
+		return;
+	}
+	l->whole = ends_with(s, n, "*/");
+	cur_spaces(&c);
+	body = s + c.i;
+	len = n - c.i;
+	if (l->whole)
+		len -= 2;
+	/* The name ends where a return value or address starts. */
+	cut = mem_find(body, len, " ");
+	if (cut)
+		len = (size_t)(cut - body);
+	if (name_ok(body, len)) {
+		l->name = body;
+		l->name_len = len;
+	}
+}
+
+/* The body of a line: @s..@n, the indentation first. */
+static void parse_body(const char *s, size_t n, struct pf_line *l)
+{
+	struct pf_cur c = { s, n, 0 };
+	const char *paren;
+	size_t end;
+
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\r'))
+		n--;
+	c.n = n;
+	l->depth = cur_spaces(&c) / 2;
+	s += c.i;
+	n -= c.i;
+	if (!n)
+		return;
+	if (n >= 11 && (!memcmp(s, "==========>", 11) ||
+			!memcmp(s, "<==========", 11))) {
+		l->kind = PF_K_IRQ;
+		l->whole = true;
+		return;
+	}
+	if (n >= 2 && !memcmp(s, "/*", 2)) {
+		l->kind = PF_K_COMMENT;
+		l->whole = ends_with(s, n, "*/");
+		s += 2;
+		n -= 2;
+		if (l->whole)
+			n -= 2;
+		while (n && *s == ' ') {
+			s++;
+			n--;
+		}
+		while (n && s[n - 1] == ' ')
+			n--;
+		l->text = s;
+		l->text_len = n;
+		return;
+	}
+	if (s[0] == '}') {
+		parse_return(s, n, l);
+		return;
+	}
+	if (n >= 10 && !memcmp(s, "(Overruns:", 10)) {
+		l->kind = PF_K_NONE;	/* funcgraph-overrun */
+		l->whole = true;
+		return;
+	}
+	paren = memchr(s, '(', n);
+	if (!paren || !name_ok(s, (size_t)(paren - s)))
+		return;
+	l->name = s;
+	l->name_len = (size_t)(paren - s);
+	/* A trailing comment: a return value (funcgraph-retval). */
+	end = n;
+	if (ends_with(s, end, "*/")) {
+		const char *open = NULL, *p;
+
+		for (p = paren; (p = mem_find(p, (size_t)(s + end - p), "/*"));
+		     p += 2)
+			open = p;
+		if (!open)
+			return;
+		end = (size_t)(open - s);
+	}
+	while (end && s[end - 1] == ' ')
+		end--;
+	if (end < 2)
+		return;
+	if (s[end - 1] == '{') {
+		end--;
+		while (end && s[end - 1] == ' ')
+			end--;
+		if (end && s[end - 1] == ')' && s + end > paren)
+			l->kind = PF_K_ENTRY;
+	} else if (s[end - 1] == ';' && s[end - 2] == ')' &&
+		   s + end - 2 >= paren) {
+		l->kind = PF_K_LEAF;
+	}
+	l->whole = l->kind != PF_K_OTHER;
+}
+
+/* "CPU:N [LOST M EVENTS]" or "CPU:N [LOST EVENTS]" */
+static void parse_lost(const char *s, size_t n, struct pf_line *l)
+{
+	struct pf_cur c = { s, n, 4 };
+	const char *lost = mem_find(s, n, "[LOST");
+	uint64_t v;
+
+	if (!lost)
+		return;
+	l->kind = PF_K_LOST;
+	l->whole = ends_with(s, n, "EVENTS]");
+	if (cur_number(&c, 10, &v, NULL) && v < PF_FGRAPH_MAX_CPU)
+		l->cpu = (long)v;
+	c.i = (size_t)(lost - s) + 5;
+	cur_spaces(&c);
+	if (cur_number(&c, 19, &v, NULL)) {
+		l->lost_known = true;
+		l->lost = v;
+	}
+}
+
+static void parse_line(const char *s, size_t n, struct pf_line *l)
+{
+	struct pf_cur c = { s, n, 0 };
+
+	memset(l, 0, sizeof(*l));
+	l->kind = PF_K_OTHER;
+	l->cpu = -1;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\r'))
+		n--;
+	c.n = n;
+	if (!n) {
+		l->kind = PF_K_NONE;
+		l->whole = true;
+		return;
+	}
+	if (n >= 4 && !memcmp(s, "CPU:", 4)) {
+		parse_lost(s, n, l);
+		return;
+	}
+	skip_abstime(&c);
+	skip_reltime(&c);
+	l->cpu = parse_cpu(&c);
+	skip_proc(&c);
+	skip_lat(&c);
+	{
+		size_t save = c.i;
+
+		cur_spaces(&c);
+		if (cur_eat(&c, "==========>") || cur_eat(&c, "<==========")) {
+			l->kind = PF_K_IRQ;
+			l->whole = true;
+			return;
+		}
+		c.i = save;
+	}
+	if (!parse_duration(&c, l) && l->cpu < 0) {
+		/* Neither CPU nor duration: not a graph line, or a banner. */
+		size_t save = c.i;
+
+		cur_spaces(&c);
+		if (s[0] == '#' || cur_eat(&c, "-----")) {
+			l->kind = PF_K_NONE;
+			l->whole = true;
+			return;
+		}
+		c.i = save;
+	}
+	if (l->cpu >= 0 && mem_find(s + c.i, n - c.i, " => ") &&
+	    !memchr(s + c.i, '(', n - c.i)) {
+		l->kind = PF_K_NONE;	/* " 1)  comm-pid  =>  comm-pid" */
+		l->whole = true;
+		return;
+	}
+	parse_body(s + c.i, n - c.i, l);
+	if (l->kind == PF_K_OTHER && s[0] == '#') {
+		l->kind = PF_K_NONE;	/* the header */
+		l->whole = true;
+	}
+}
+
+/* --- building the trees ------------------------------------------------------ */
+
+static char *mem_dup(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+static struct pf_node *node_new(const char *name, size_t len, size_t depth)
+{
+	struct pf_node *node = calloc(1, sizeof(*node));
+
+	if (!node)
+		return NULL;
+	node->func = mem_dup(name, len);
+	if (!node->func) {
+		free(node);
+		return NULL;
+	}
+	node->depth = depth > UINT32_MAX ? UINT32_MAX : (unsigned int)depth;
+	return node;
+}
+
+/* The tree is at most PF_FGRAPH_MAX_DEPTH + 1 deep: recursion is bounded. */
+static void node_free(struct pf_node *node)
+{
+	size_t i;
+
+	if (!node)
+		return;
+	for (i = 0; i < node->nchildren; i++)
+		node_free(node->children[i]);
+	free(node->children);
+	free(node->func);
+	free(node);
+}
+
+static int node_add(struct pf_node *parent, struct pf_node *child)
+{
+	if (parent->nchildren == parent->cap) {
+		size_t cap = parent->cap ? 2 * parent->cap : 4;
+		struct pf_node **c;
+
+		c = realloc(parent->children, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		parent->children = c;
+		parent->cap = cap;
+	}
+	parent->children[parent->nchildren++] = child;
+	return 0;
+}
+
+static void packet_free(struct pf_packet *pkt)
+{
+	if (!pkt)
+		return;
+	node_free(pkt->graph);
+	free(pkt->raw_text);
+	free(pkt);
+}
+
+static int packet_append(struct pf_packet *pkt, const char *s, size_t n)
+{
+	if (pkt->raw_cap - pkt->raw_len < n + 2) {
+		size_t cap = pkt->raw_cap ? pkt->raw_cap : 4096;
+		char *t;
+
+		while (cap - pkt->raw_len < n + 2) {
+			if (cap > SIZE_MAX / 2)
+				return -ENOMEM;
+			cap *= 2;
+		}
+		t = realloc(pkt->raw_text, cap);
+		if (!t)
+			return -ENOMEM;
+		pkt->raw_text = t;
+		pkt->raw_cap = cap;
+	}
+	memcpy(pkt->raw_text + pkt->raw_len, s, n);
+	pkt->raw_len += n;
+	pkt->raw_text[pkt->raw_len++] = '\n';
+	pkt->raw_text[pkt->raw_len] = '\0';
+	return 0;
+}
+
+static int trace_add(struct pf_trace *t, struct pf_packet *pkt)
+{
+	if (t->npackets == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		struct pf_packet **p;
+
+		p = realloc(t->packets, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		t->packets = p;
+		t->cap = cap;
+	}
+	t->packets[t->npackets++] = pkt;
+	return 0;
+}
+
+static struct pf_cpu *cpu_get(struct pf_fgraph *p, long cpu)
+{
+	size_t idx = (size_t)(cpu + 1);
+
+	if (idx >= p->ncpus) {
+		size_t n = idx + 8, i;
+		struct pf_cpu **c = realloc(p->cpus, n * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		for (i = p->ncpus; i < n; i++)
+			c[i] = NULL;
+		p->cpus = c;
+		p->ncpus = n;
+	}
+	if (!p->cpus[idx])
+		p->cpus[idx] = calloc(1, sizeof(struct pf_cpu));
+	return p->cpus[idx];
+}
+
+static int stack_push(struct pf_cpu *st, struct pf_node *node)
+{
+	if (st->sp == st->stack_cap) {
+		size_t cap = st->stack_cap ? 2 * st->stack_cap : 32;
+		struct pf_node **s = realloc(st->stack, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		st->stack = s;
+		st->stack_cap = cap;
+	}
+	st->stack[st->sp++] = node;
+	return 0;
+}
+
+/* The packet open on @st is over: @why (enum pf_incomplete) or complete. */
+static void packet_close(struct pf_cpu *st, unsigned int why)
+{
+	struct pf_packet *pkt = st->pkt;
+
+	if (!why && st->unclosed)
+		why = PF_INC_NESTING;
+	pkt->incomplete |= why;
+	pkt->complete = pkt->graph && pkt->graph->complete && !pkt->incomplete;
+	pkt->done = true;
+	node_free(st->detached);
+	st->detached = NULL;
+	st->pkt = NULL;
+	st->rooted = false;
+	st->sp = 0;
+	st->naside = 0;
+	st->unclosed = 0;
+}
+
+static bool is_handler(const char *name, size_t len)
+{
+	size_t i, n = 0;
+
+	while (n < len && name[n] != '.' && name[n] != ' ')
+		n++;
+	for (i = 0; i < ARRAY_SIZE(pf_handlers); i++)
+		if (strlen(pf_handlers[i]) == n && !memcmp(name, pf_handlers[i], n))
+			return true;
+	return false;
+}
+
+/* Same function? Module functions print as "name [module]". */
+static bool same_func(const char *func, const char *name, size_t len)
+{
+	size_t n = strcspn(func, " ");
+
+	return n == len && !memcmp(func, name, len);
+}
+
+/* "key=value" of the event's text, as a string in @buf. */
+static bool event_field(const char *text, size_t len, const char *key,
+			char *buf, size_t size)
+{
+	size_t klen = strlen(key), i = 0, vlen;
+
+	while (i < len) {
+		size_t start = i;
+
+		while (i < len && text[i] != ' ')
+			i++;
+		if (i - start > klen && !memcmp(text + start, key, klen) &&
+		    text[start + klen] == '=') {
+			vlen = i - start - klen - 1;
+			if (vlen >= size)
+				vlen = size - 1;
+			memcpy(buf, text + start + klen + 1, vlen);
+			buf[vlen] = '\0';
+			return true;
+		}
+		while (i < len && text[i] == ' ')
+			i++;
+	}
+	return false;
+}
+
+static uint64_t event_number(const char *text, size_t len, const char *key,
+			     uint64_t max)
+{
+	char buf[32];
+	struct pf_cur c = { buf, 0, 0 };
+	uint64_t v;
+
+	if (!event_field(text, len, key, buf, sizeof(buf)))
+		return 0;
+	c.n = strlen(buf);
+	if (!cur_number(&c, 19, &v, NULL) || !cur_end(&c) || v > max)
+		return 0;
+	return v;
+}
+
+static struct pf_packet *packet_new(const struct pf_line *l)
+{
+	static const char tag[] = "pktfilt_packet:";
+	const char *t = l->text + sizeof(tag) - 1;
+	size_t n = l->text_len - (sizeof(tag) - 1);
+	struct pf_packet *pkt = calloc(1, sizeof(*pkt));
+	char cpu[16];
+
+	if (!pkt)
+		return NULL;
+	pkt->seq = event_number(t, n, "seq", UINT64_MAX);
+	pkt->cpu = l->cpu >= 0 ? (unsigned int)l->cpu : 0;
+	if (event_field(t, n, "cpu", cpu, sizeof(cpu)))
+		pkt->cpu = (unsigned int)event_number(t, n, "cpu", UINT32_MAX);
+	event_field(t, n, "proto", pkt->proto, sizeof(pkt->proto));
+	event_field(t, n, "saddr", pkt->saddr, sizeof(pkt->saddr));
+	event_field(t, n, "daddr", pkt->daddr, sizeof(pkt->daddr));
+	pkt->sport = (unsigned int)event_number(t, n, "sport", 65535);
+	pkt->dport = (unsigned int)event_number(t, n, "dport", 65535);
+	pkt->ifindex = (int)event_number(t, n, "ifindex", INT32_MAX);
+	pkt->netns = (unsigned long)event_number(t, n, "netns", UINT32_MAX);
+	return pkt;
+}
+
+static bool is_event(const struct pf_line *l)
+{
+	static const char tag[] = "pktfilt_packet:";
+
+	return l->kind == PF_K_COMMENT && l->text_len >= sizeof(tag) - 1 &&
+	       !memcmp(l->text, tag, sizeof(tag) - 1);
+}
+
+static int on_event(struct pf_fgraph *p, struct pf_cpu *st,
+		    const struct pf_line *l)
+{
+	struct pf_packet *pkt;
+
+	p->trace->stats.events++;
+	if (st->pkt)
+		packet_close(st, st->rooted ? PF_INC_CUT : PF_INC_NO_GRAPH);
+	pkt = packet_new(l);
+	if (!pkt)
+		return -ENOMEM;
+	if (trace_add(p->trace, pkt)) {
+		packet_free(pkt);
+		return -ENOMEM;
+	}
+	st->pkt = pkt;
+	return 0;
+}
+
+/* A call outside any graph. */
+static void outside(struct pf_fgraph *p, const struct pf_line *l)
+{
+	if (l->kind != PF_K_RETURN && l->depth == 0)
+		p->trace->stats.noise++;
+	else
+		p->trace->stats.stray++;
+}
+
+/*
+ * Set the top of the stack aside: a call at its depth came before its
+ * return. That is what lost events do, but also an interrupt taken in
+ * ftrace_return_to_handler() after it decremented the task's depth and
+ * before it wrote the return: the interrupt's calls show at the depth of
+ * the returning call, and its return comes after them, with the name in
+ * a comment since another call took its depth. Seen on 6.1.
+ */
+static void set_aside(struct pf_cpu *st)
+{
+	struct pf_node *node = st->stack[--st->sp];
+
+	if (node == st->detached) {
+		node_free(node);
+		st->detached = NULL;
+		return;
+	}
+	if (node->outside)
+		return;		/* in the detached call's tree */
+	if (st->naside == PF_ASIDE_MAX) {
+		memmove(st->aside, st->aside + 1,
+			(PF_ASIDE_MAX - 1) * sizeof(st->aside[0]));
+		st->naside--;
+	}
+	st->aside[st->naside++] = node;
+}
+
+/* The latest call set aside at @depth, named @name if given. */
+static struct pf_node *take_aside(struct pf_cpu *st, size_t depth,
+				  const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = st->naside; i-- > 0;) {
+		struct pf_node *node = st->aside[i];
+
+		if (node->depth != depth ||
+		    (name && !same_func(node->func, name, len)))
+			continue;
+		memmove(st->aside + i, st->aside + i + 1,
+			(st->naside - i - 1) * sizeof(st->aside[0]));
+		st->naside--;
+		return node;
+	}
+	return NULL;
+}
+
+/* A call at @depth returned: those set aside below it never will. */
+static void prune_aside(struct pf_cpu *st, size_t depth)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < st->naside; i++)
+		if (st->aside[i]->depth <= depth)
+			st->aside[j++] = st->aside[i];
+	st->naside = j;
+}
+
+static void node_close(struct pf_cpu *st, struct pf_node *node,
+		       const struct pf_line *l)
+{
+	node->complete = true;
+	node->duration_ns = l->duration_ns;
+	if (!node->outside && st->unclosed)
+		st->unclosed--;
+}
+
+static int on_call(struct pf_fgraph *p, struct pf_cpu *st,
+		   const struct pf_line *l)
+{
+	struct pf_packet *pkt = st->pkt;
+	struct pf_node *node, *top = NULL;
+	size_t rel;
+
+	if (!st->rooted) {
+		if (!is_handler(l->name, l->name_len)) {
+			outside(p, l);
+			return 0;
+		}
+		node = node_new(l->name, l->name_len, 0);
+		if (!node || stack_push(st, node)) {
+			node_free(node);
+			return -ENOMEM;
+		}
+		pkt->graph = node;
+		st->rooted = true;
+		st->base = l->depth;
+		st->unclosed = 1;
+		if (l->kind == PF_K_LEAF) {
+			node_close(st, node, l);
+			packet_close(st, 0);
+		}
+		return 0;
+	}
+	rel = l->depth - st->base;
+	/* Calls at this depth or deeper that did not return (yet). */
+	while (st->sp && st->stack[st->sp - 1]->depth >= rel)
+		set_aside(st);
+	if (st->sp) {
+		top = st->stack[st->sp - 1];
+	} else if (rel) {
+		/* Below a call that is not in the graph: not ours either. */
+		p->trace->stats.stray++;
+		return 0;
+	}
+	if (st->sp > PF_FGRAPH_MAX_DEPTH) {
+		pkt->incomplete |= PF_INC_DEPTH;
+		return 0;
+	}
+	if (!top) {
+		/* At the root's depth, the root set aside: an interrupt. */
+		p->trace->stats.noise++;
+		if (l->kind == PF_K_LEAF)
+			return 0;
+		node = node_new(l->name, l->name_len, 0);
+		if (!node || stack_push(st, node)) {
+			node_free(node);
+			return -ENOMEM;
+		}
+		node->outside = true;
+		st->detached = node;
+		return 0;
+	}
+	node = node_new(l->name, l->name_len, rel);
+	if (!node || node_add(top, node)) {
+		node_free(node);
+		return -ENOMEM;
+	}
+	node->outside = top->outside;
+	if (l->kind == PF_K_LEAF) {
+		node->complete = true;
+		node->duration_ns = l->duration_ns;
+		return 0;
+	}
+	if (!node->outside)
+		st->unclosed++;
+	return stack_push(st, node);
+}
+
+static void on_return(struct pf_fgraph *p, struct pf_cpu *st,
+		      const struct pf_line *l)
+{
+	struct pf_packet *pkt = st->pkt;
+	struct pf_node *node;
+	size_t rel = l->depth - st->base;
+
+	while (st->sp && st->stack[st->sp - 1]->depth > rel)
+		set_aside(st);
+	if (st->sp) {
+		node = st->stack[st->sp - 1];
+		if (node->depth == rel &&
+		    (!l->name || same_func(node->func, l->name, l->name_len))) {
+			st->sp--;
+			if (node == st->detached) {
+				node_free(node);
+				st->detached = NULL;
+				return;
+			}
+			if (node->outside)
+				return;
+			node_close(st, node, l);
+			prune_aside(st, rel);
+			if (!st->sp)
+				packet_close(st, 0);
+			return;
+		}
+	}
+	node = take_aside(st, rel, l->name, l->name_len);
+	if (node) {
+		node_close(st, node, l);
+		if (node == pkt->graph)
+			packet_close(st, 0);
+		return;
+	}
+	if (!st->sp || st->detached) {
+		p->trace->stats.stray++;
+		return;
+	}
+	/* Its entry was lost. */
+	p->trace->stats.orphans++;
+	pkt->incomplete |= PF_INC_NESTING;
+}
+
+static void on_lost(struct pf_fgraph *p, const struct pf_line *l,
+		    const char *s, size_t n)
+{
+	struct pf_trace_stats *stats = &p->trace->stats;
+	size_t i;
+
+	stats->lost_reports++;
+	if (l->lost_known)
+		stats->lost_events += l->lost;
+	else
+		stats->lost_unknown++;
+	for (i = 0; i < p->ncpus; i++) {
+		struct pf_cpu *st = p->cpus[i];
+
+		if (!st || !st->pkt || (l->cpu >= 0 && (size_t)l->cpu + 1 != i))
+			continue;
+		st->pkt->incomplete |= PF_INC_LOST;
+		if (packet_append(st->pkt, s, n))
+			p->failed = true;
+	}
+}
+
+static int process_line(struct pf_fgraph *p, const char *s, size_t n,
+			const struct pf_line *l)
+{
+	struct pf_trace_stats *stats = &p->trace->stats;
+	struct pf_cpu *st;
+	int err;
+
+	switch (l->kind) {
+	case PF_K_NONE:
+		return 0;
+	case PF_K_LOST:
+		on_lost(p, l, s, n);
+		return p->failed ? -ENOMEM : 0;
+	case PF_K_OTHER:
+		stats->garbage++;
+		break;
+	default:
+		break;
+	}
+	st = cpu_get(p, l->cpu);
+	if (!st)
+		return -ENOMEM;
+	if (is_event(l)) {
+		err = on_event(p, st, l);
+		if (err)
+			return err;
+	} else if (st->rooted && (l->kind == PF_K_ENTRY ||
+				  l->kind == PF_K_LEAF ||
+				  l->kind == PF_K_RETURN) &&
+		   l->depth < st->base) {
+		/* Above the root: its return never came. */
+		packet_close(st, PF_INC_NESTING);
+	}
+	if (!st->pkt) {
+		if (l->kind == PF_K_ENTRY || l->kind == PF_K_LEAF ||
+		    l->kind == PF_K_RETURN)
+			outside(p, l);
+		return 0;
+	}
+	/* The line belongs to the packet open on its CPU. */
+	err = packet_append(st->pkt, s, n);
+	if (err)
+		return err;
+	switch (l->kind) {
+	case PF_K_ENTRY:
+	case PF_K_LEAF:
+		return on_call(p, st, l);
+	case PF_K_RETURN:
+		if (st->rooted)
+			on_return(p, st, l);
+		else
+			outside(p, l);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int feed_line(struct pf_fgraph *p, const char *s, size_t n)
+{
+	struct pf_line l;
+
+	parse_line(s, n, &l);
+	p->trace->stats.lines++;
+	return process_line(p, s, n, &l);
+}
+
+/* --- the interface ------------------------------------------------------------ */
+
+struct pf_fgraph *pf_fgraph_new(void)
+{
+	struct pf_fgraph *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->trace = calloc(1, sizeof(*p->trace));
+	if (!p->trace) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int partial_add(struct pf_fgraph *p, const char *s, size_t n)
+{
+	if (p->overlong)
+		return 0;
+	if (n > PF_FGRAPH_MAX_LINE - p->len) {
+		n = PF_FGRAPH_MAX_LINE - p->len;
+		p->overlong = true;
+	}
+	if (p->cap - p->len < n) {
+		size_t cap = p->cap ? p->cap : 256;
+		char *l;
+
+		while (cap - p->len < n)
+			cap *= 2;
+		l = realloc(p->line, cap);
+		if (!l)
+			return -ENOMEM;
+		p->line = l;
+		p->cap = cap;
+	}
+	memcpy(p->line + p->len, s, n);
+	p->len += n;
+	return 0;
+}
+
+int pf_fgraph_feed(struct pf_fgraph *p, const char *buf, size_t len)
+{
+	const char *nl;
+	int err;
+
+	if (p->failed)
+		return -ENOMEM;
+	while (len) {
+		nl = memchr(buf, '\n', len);
+		if (!nl) {
+			err = partial_add(p, buf, len);
+			goto out;
+		}
+		if (!p->len && !p->overlong) {
+			size_t n = (size_t)(nl - buf);
+
+			err = feed_line(p, buf, n < PF_FGRAPH_MAX_LINE ?
+					n : PF_FGRAPH_MAX_LINE);
+		} else {
+			err = partial_add(p, buf, (size_t)(nl - buf));
+			if (!err)
+				err = feed_line(p, p->line, p->len);
+			p->len = 0;
+			p->overlong = false;
+		}
+		if (err)
+			goto out;
+		len -= (size_t)(nl - buf) + 1;
+		buf = nl + 1;
+	}
+	return 0;
+out:
+	if (err)
+		p->failed = true;
+	return err;
+}
+
+const struct pf_trace *pf_fgraph_trace(const struct pf_fgraph *p)
+{
+	return p->trace;
+}
+
+void pf_fgraph_free(struct pf_fgraph *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->ncpus; i++) {
+		if (p->cpus[i]) {
+			node_free(p->cpus[i]->detached);
+			free(p->cpus[i]->stack);
+		}
+		free(p->cpus[i]);
+	}
+	free(p->cpus);
+	free(p->line);
+	pf_trace_free(p->trace);
+	free(p);
+}
+
+struct pf_trace *pf_fgraph_finish(struct pf_fgraph *p)
+{
+	struct pf_trace *t = NULL;
+	struct pf_line l;
+	size_t i;
+
+	if (p->failed)
+		goto out;
+	if (p->len) {
+		parse_line(p->line, p->len, &l);
+		if (l.whole && !p->overlong) {
+			p->trace->stats.lines++;
+			if (process_line(p, p->line, p->len, &l))
+				goto out;
+		} else {
+			p->trace->stats.lines++;
+			p->trace->stats.truncated = true;
+		}
+	}
+	for (i = 0; i < p->ncpus; i++)
+		if (p->cpus[i] && p->cpus[i]->pkt)
+			packet_close(p->cpus[i], PF_INC_EOF);
+	t = p->trace;
+	p->trace = NULL;
+out:
+	pf_fgraph_free(p);
+	if (!t)
+		errno = ENOMEM;
+	return t;
+}
+
+struct pf_trace *pf_fgraph_parse_buf(const char *buf, size_t len)
+{
+	struct pf_fgraph *p = pf_fgraph_new();
+
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pf_fgraph_feed(p, buf, len);
+	return pf_fgraph_finish(p);
+}
+
+struct pf_trace *pf_fgraph_parse(FILE *in)
+{
+	struct pf_fgraph *p = pf_fgraph_new();
+	char buf[65536];
+	size_t n;
+
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (pf_fgraph_feed(p, buf, n))
+			break;
+	if (ferror(in)) {
+		int err = errno ? errno : EIO;
+
+		pf_fgraph_free(p);
+		errno = err;
+		return NULL;
+	}
+	return pf_fgraph_finish(p);
+}
+
+void pf_trace_free(struct pf_trace *trace)
+{
+	size_t i;
+
+	if (!trace)
+		return;
+	for (i = 0; i < trace->npackets; i++)
+		packet_free(trace->packets[i]);
+	free(trace->packets);
+	free(trace);
+}
+
+size_t pf_trace_incomplete(const struct pf_trace *trace)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < trace->npackets; i++)
+		n += !trace->packets[i]->complete;
+	return n;
+}
+
+bool pf_trace_lost(const struct pf_trace *trace)
+{
+	return trace->stats.lost_reports > 0;
+}
+
+char *pf_incomplete_str(unsigned int incomplete, char *buf, size_t len)
+{
+	static const struct {
+		unsigned int bit;
+		const char *why;
+	} whys[] = {
+		{ PF_INC_LOST,	   "trace lost events" },
+		{ PF_INC_EOF,	   "trace ends before the graph" },
+		{ PF_INC_NO_GRAPH, "no graph after the event" },
+		{ PF_INC_NESTING,  "calls or returns missing" },
+		{ PF_INC_CUT,	   "next event before the graph ended" },
+		{ PF_INC_DEPTH,	   "graph deeper than 512 calls" },
+	};
+	size_t i, off = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(whys); i++) {
+		int w;
+
+		if (!(incomplete & whys[i].bit))
+			continue;
+		w = snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+			     whys[i].why);
+		if (w < 0 || (size_t)w >= len - off)
+			break;
+		off += (size_t)w;
+	}
+	return buf;
+}
+
+void pf_trace_summary(FILE *out, const struct pf_trace *t)
+{
+	const struct pf_trace_stats *s = &t->stats;
+	size_t bad = pf_trace_incomplete(t);
+
+	fprintf(out, "%zu packet%s: %zu complete, %zu incomplete", t->npackets,
+		t->npackets == 1 ? "" : "s", t->npackets - bad, bad);
+	if (s->lost_reports) {
+		fprintf(out, "; the ring buffer lost %" PRIu64 " event%s",
+			s->lost_events, s->lost_events == 1 ? "" : "s");
+		if (s->lost_unknown)
+			fprintf(out, " and %" PRIu64 " more of unknown count",
+				s->lost_unknown);
+		fprintf(out, " (%" PRIu64 " overrun report%s)", s->lost_reports,
+			s->lost_reports == 1 ? "" : "s");
+	}
+	if (s->noise || s->stray)
+		fprintf(out, "; %" PRIu64 " line%s outside the packets' graphs",
+			s->noise + s->stray,
+			s->noise + s->stray == 1 ? "" : "s");
+	if (s->orphans)
+		fprintf(out, "; %" PRIu64 " return%s without a call",
+			s->orphans, s->orphans == 1 ? "" : "s");
+	if (s->garbage)
+		fprintf(out, "; %" PRIu64 " line%s not understood", s->garbage,
+			s->garbage == 1 ? "" : "s");
+	if (s->truncated)
+		fprintf(out, "; the last line is cut off");
+	fprintf(out, "\n");
+}

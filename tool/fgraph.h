@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The text of ftrace's function_graph tracer (tracefs "trace" or
+ * "trace_pipe"), parsed into the call trees of the packets pktfilt traced.
+ *
+ * A traced packet is a pktfilt_packet event line, then, on the same CPU,
+ * one graph rooted at the protocol handler the module wraps (tcp_v4_rcv,
+ * udp_rcv, icmp_rcv, tcp_v6_rcv, udpv6_rcv, icmpv6_rcv). The lines of
+ * several CPUs may interleave: each CPU has its own state. Pure text
+ * processing: no system access, safe on any input (the parser is meant to
+ * be fuzzed), and bounded in depth (PF_FGRAPH_MAX_DEPTH).
+ *
+ * Nesting is read from the indentation the kernel prints (two spaces per
+ * call depth) and checked against the braces: an entry "f() {" opens a
+ * node, the "}" at the same depth closes it and carries its duration, a
+ * leaf "f();" carries its own. Where they disagree (events lost in the
+ * ring buffer), the nodes whose return is missing are left incomplete and
+ * so is their packet, instead of shifting the rest of the graph.
+ */
+#ifndef PKTFILT_FGRAPH_H
+#define PKTFILT_FGRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Nodes deeper than this below a packet's root are not kept. */
+#define PF_FGRAPH_MAX_DEPTH	512
+/* Lines longer than this are cut there (the kernel's are < 4096). */
+#define PF_FGRAPH_MAX_LINE	(1U << 20)
+/* CPU numbers at or above this are not believed. */
+#define PF_FGRAPH_MAX_CPU	8192
+
+struct pf_node {
+	char *func;		/* as printed: "udp_rcv", "veth_xmit [veth]" */
+	uint64_t duration_ns;	/* inclusive; 0 unless complete */
+	struct pf_node **children;	/* in call order */
+	size_t nchildren;
+	bool complete;		/* its return (or leaf line) was seen */
+	/* private to the parser */
+	size_t cap;
+	unsigned int depth;	/* below the packet's root */
+	bool outside;		/* in a detached call's tree, not the graph */
+};
+
+/* Why a packet is incomplete: bits of pf_packet.incomplete. */
+enum pf_incomplete {
+	PF_INC_LOST	= 1U << 0,	/* the ring buffer lost events meanwhile */
+	PF_INC_EOF	= 1U << 1,	/* the trace ends inside the graph */
+	PF_INC_NO_GRAPH	= 1U << 2,	/* no handler's graph after the event */
+	PF_INC_NESTING	= 1U << 3,	/* entries or returns missing inside */
+	PF_INC_CUT	= 1U << 4,	/* next event on its CPU came first */
+	PF_INC_DEPTH	= 1U << 5,	/* deeper than PF_FGRAPH_MAX_DEPTH */
+};
+
+struct pf_packet {
+	/* From the pktfilt_packet event; 0 or "" where it lacks a field. */
+	uint64_t seq;
+	unsigned int cpu;	/* the event's cpu=, else the line's CPU */
+	char proto[8];		/* "tcp", "udp", "icmp", "icmpv6" */
+	char saddr[46], daddr[46];
+	unsigned int sport, dport;	/* 0 for ICMP */
+	int ifindex;
+	unsigned long netns;	/* inode */
+
+	struct pf_node *graph;	/* the handler's call tree, NULL if none */
+	bool complete;		/* root returned and nothing missing */
+	unsigned int incomplete;	/* enum pf_incomplete bits */
+	bool done;		/* no line will be added any more */
+	char *raw_text;		/* this packet's lines, each ending in \n */
+	size_t raw_len;
+	/* private to the parser */
+	size_t raw_cap;
+};
+
+struct pf_trace_stats {
+	uint64_t lines;		/* lines read, the truncated last one too */
+	uint64_t events;	/* pktfilt_packet events */
+	uint64_t lost_reports;	/* "CPU:N [LOST ...]" lines */
+	uint64_t lost_events;	/* the sum of their counts */
+	uint64_t lost_unknown;	/* "[LOST EVENTS]" lines: count unknown */
+	uint64_t noise;		/* depth-0 calls outside any packet's graph */
+	uint64_t stray;		/* deeper calls/returns outside any graph */
+	uint64_t orphans;	/* returns inside a graph without their entry */
+	uint64_t garbage;	/* lines not understood */
+	bool truncated;		/* the last line had no newline and is cut */
+};
+
+struct pf_trace {
+	struct pf_packet **packets;	/* in the order of their events */
+	size_t npackets;
+	struct pf_trace_stats stats;
+	/* private to the parser */
+	size_t cap;
+};
+
+/*
+ * Parse a whole trace: from a stream until EOF, or from a buffer. NULL
+ * with errno set on a read error (pf_fgraph_parse) or out of memory; any
+ * text at all is a valid trace.
+ */
+struct pf_trace *pf_fgraph_parse(FILE *in);
+struct pf_trace *pf_fgraph_parse_buf(const char *buf, size_t len);
+void pf_trace_free(struct pf_trace *trace);
+
+/*
+ * Incremental parsing, e.g. of trace_pipe as it is read: feed any chunks,
+ * a line is parsed once its newline is in. pf_fgraph_trace() shows the
+ * packets so far (a packet with done set will not change any more);
+ * pf_fgraph_finish() parses what is left (an unterminated last line is
+ * used only if it is whole), closes the packets still open as incomplete,
+ * frees the parser and hands over the trace. pf_fgraph_feed() returns 0 or
+ * -ENOMEM; after -ENOMEM the parser can only be finished or freed.
+ */
+struct pf_fgraph;
+
+struct pf_fgraph *pf_fgraph_new(void);
+int pf_fgraph_feed(struct pf_fgraph *p, const char *buf, size_t len);
+const struct pf_trace *pf_fgraph_trace(const struct pf_fgraph *p);
+struct pf_trace *pf_fgraph_finish(struct pf_fgraph *p);
+void pf_fgraph_free(struct pf_fgraph *p);
+
+/* Counting. */
+size_t pf_trace_incomplete(const struct pf_trace *trace);
+bool pf_trace_lost(const struct pf_trace *trace);
+
+/*
+ * "trace lost events, trace ends inside the graph": the reasons in
+ * @incomplete, comma-separated, into @buf. Returns @buf.
+ */
+char *pf_incomplete_str(unsigned int incomplete, char *buf, size_t len);
+
+/*
+ * One paragraph for a human (stderr): packets, complete or not, lost
+ * events, lines outside graphs or not understood, a truncated last line.
+ */
+void pf_trace_summary(FILE *out, const struct pf_trace *trace);
+
+#endif /* PKTFILT_FGRAPH_H */

@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Renderings of parsed function_graph traces: text, JSON Lines, folded
+ * stacks, SVG. See render.h. The trees are at most PF_FGRAPH_MAX_DEPTH + 1
+ * deep (fgraph.c sees to it), which bounds the recursion here.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+static int out_status(FILE *out)
+{
+	if (fflush(out) || ferror(out))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+static void skip_warning(const char *what, const struct pf_packet *pkt)
+{
+	char why[160];
+
+	fprintf(stderr, "pktfilt: %s: packet %" PRIu64 " skipped: incomplete (%s)\n",
+		what, pkt->seq, pf_incomplete_str(pkt->incomplete, why,
+						  sizeof(why)));
+}
+
+/* "10.9.0.1:4000", "[fd00::1]:4000", or the bare address without ports. */
+static void print_endpoint(FILE *out, const struct pf_packet *pkt,
+			   const char *addr, unsigned int port)
+{
+	bool ports = !strcmp(pkt->proto, "tcp") || !strcmp(pkt->proto, "udp");
+
+	if (!ports)
+		fprintf(out, "%s", addr[0] ? addr : "?");
+	else if (strchr(addr, ':'))
+		fprintf(out, "[%s]:%u", addr, port);
+	else
+		fprintf(out, "%s:%u", addr[0] ? addr : "?", port);
+}
+
+/* "udp 10.9.0.1:4000 -> 10.9.0.2:9000 ifindex 2 netns 4026532165 cpu 1" */
+static void print_tuple(FILE *out, const struct pf_packet *pkt)
+{
+	fprintf(out, "%s ", pkt->proto[0] ? pkt->proto : "?");
+	print_endpoint(out, pkt, pkt->saddr, pkt->sport);
+	fprintf(out, " -> ");
+	print_endpoint(out, pkt, pkt->daddr, pkt->dport);
+	fprintf(out, " ifindex %d netns %lu cpu %u", pkt->ifindex, pkt->netns,
+		pkt->cpu);
+}
+
+/* "6537.750 us" */
+static void print_us(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%03" PRIu64 " us", ns / 1000, ns % 1000);
+}
+
+/* --- text ------------------------------------------------------------------- */
+
+int pf_render_text_packet(FILE *out, const struct pf_packet *pkt)
+{
+	char why[160];
+
+	fprintf(out, "# packet %" PRIu64 ": ", pkt->seq);
+	print_tuple(out, pkt);
+	if (!pkt->complete)
+		fprintf(out, " [INCOMPLETE: %s]",
+			pf_incomplete_str(pkt->incomplete, why, sizeof(why)));
+	fputc('\n', out);
+	if (pkt->raw_len)
+		fwrite(pkt->raw_text, 1, pkt->raw_len, out);
+	return out_status(out);
+}
+
+int pf_render_text(FILE *out, const struct pf_trace *trace)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < trace->npackets; i++) {
+		if (i)
+			fputc('\n', out);
+		err = pf_render_text_packet(out, trace->packets[i]);
+		if (err)
+			return err;
+	}
+	return out_status(out);
+}
+
+/* --- JSON ------------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at @s (of @n bytes), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates, beyond U+10FFFF. */
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+/* A JSON string; invalid UTF-8 becomes U+FFFD. */
+static void json_str(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), len;
+
+	fputc('"', out);
+	while (n) {
+		switch (*s) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		default:
+			if (*s < 0x20 || *s == 0x7f) {
+				fprintf(out, "\\u%04x", *s);
+				break;
+			}
+			len = utf8_len(s, n);
+			if (!len) {
+				fputs("\\ufffd", out);
+				break;
+			}
+			fwrite(s, 1, len, out);
+			s += len;
+			n -= len;
+			continue;
+		}
+		s++;
+		n--;
+	}
+	fputc('"', out);
+}
+
+static void json_node(FILE *out, const struct pf_node *node)
+{
+	size_t i;
+
+	fputs("{\"func\":", out);
+	json_str(out, node->func);
+	if (node->complete)
+		fprintf(out, ",\"duration_ns\":%" PRIu64, node->duration_ns);
+	else
+		fputs(",\"duration_ns\":null", out);
+	fputs(",\"children\":[", out);
+	for (i = 0; i < node->nchildren; i++) {
+		if (i)
+			fputc(',', out);
+		json_node(out, node->children[i]);
+	}
+	fputs("]}", out);
+}
+
+int pf_render_json_packet(FILE *out, const struct pf_packet *pkt)
+{
+	char why[160];
+
+	fprintf(out, "{\"seq\":%" PRIu64 ",\"cpu\":%u,\"proto\":", pkt->seq,
+		pkt->cpu);
+	json_str(out, pkt->proto);
+	fputs(",\"saddr\":", out);
+	json_str(out, pkt->saddr);
+	fputs(",\"daddr\":", out);
+	json_str(out, pkt->daddr);
+	fprintf(out, ",\"sport\":%u,\"dport\":%u,\"ifindex\":%d,\"netns\":%lu",
+		pkt->sport, pkt->dport, pkt->ifindex, pkt->netns);
+	fprintf(out, ",\"complete\":%s,\"incomplete\":",
+		pkt->complete ? "true" : "false");
+	if (pkt->complete)
+		fputs("null", out);
+	else
+		json_str(out, pf_incomplete_str(pkt->incomplete, why,
+						sizeof(why)));
+	fputs(",\"graph\":", out);
+	if (pkt->graph)
+		json_node(out, pkt->graph);
+	else
+		fputs("null", out);
+	fputs("}\n", out);
+	return out_status(out);
+}
+
+int pf_render_json(FILE *out, const struct pf_trace *trace)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < trace->npackets; i++) {
+		err = pf_render_json_packet(out, trace->packets[i]);
+		if (err)
+			return err;
+	}
+	return out_status(out);
+}
+
+/* --- self times -------------------------------------------------------------- */
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static size_t count_nodes(const struct pf_node *node)
+{
+	size_t i, n = 1;
+
+	for (i = 0; i < node->nchildren; i++)
+		n += count_nodes(node->children[i]);
+	return n;
+}
+
+static void self_fill(const struct pf_node *node, uint64_t *w, size_t *i)
+{
+	uint64_t kids = 0;
+	size_t k, me = (*i)++;
+
+	for (k = 0; k < node->nchildren; k++)
+		kids = add_sat(kids, node->children[k]->duration_ns);
+	w[me] = node->duration_ns > kids ? node->duration_ns - kids : 0;
+	for (k = 0; k < node->nchildren; k++)
+		self_fill(node->children[k], w, i);
+}
+
+size_t pf_self_times(const struct pf_packet *pkt, uint64_t *w, size_t n)
+{
+	uint64_t sum = 0, root;
+	size_t count, i = 0;
+
+	if (!pkt->graph)
+		return 0;
+	count = count_nodes(pkt->graph);
+	if (count > n)
+		return count;
+	self_fill(pkt->graph, w, &i);
+	for (i = 0; i < count; i++)
+		sum = add_sat(sum, w[i]);
+	root = pkt->graph->duration_ns;
+	if (sum < root) {
+		/* Only if the sum saturated: nonsense durations. */
+		w[0] += root - sum;
+		return count;
+	}
+	/* Clamped self times added sum - root: take it back, root first. */
+	for (i = 0; i < count && sum > root; i++) {
+		uint64_t take = sum - root < w[i] ? sum - root : w[i];
+
+		w[i] -= take;
+		sum -= take;
+	}
+	return count;
+}
+
+/* --- folded ------------------------------------------------------------------ */
+
+struct pf_stack {
+	char *stack;
+	uint64_t weight;
+};
+
+struct pf_folded {
+	struct pf_stack *v;
+	size_t n, cap;
+	char *path;		/* the current stack, ";"-joined */
+	size_t len, path_cap;
+	const uint64_t *w;	/* self times of the packet, pre-order */
+	size_t wi;
+};
+
+static int folded_add(struct pf_folded *f, uint64_t weight)
+{
+	char *s;
+
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 256;
+		struct pf_stack *v = realloc(f->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		f->v = v;
+		f->cap = cap;
+	}
+	s = malloc(f->len + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, f->path, f->len);
+	s[f->len] = '\0';
+	f->v[f->n].stack = s;
+	f->v[f->n].weight = weight;
+	f->n++;
+	return 0;
+}
+
+/* Append ";name" to the path, with ';' in names made ':'. */
+static int path_push(struct pf_folded *f, const char *name)
+{
+	size_t len = strlen(name), i;
+
+	if (f->path_cap - f->len < len + 2) {
+		size_t cap = f->path_cap ? f->path_cap : 1024;
+		char *p;
+
+		while (cap - f->len < len + 2)
+			cap *= 2;
+		p = realloc(f->path, cap);
+		if (!p)
+			return -ENOMEM;
+		f->path = p;
+		f->path_cap = cap;
+	}
+	if (f->len)
+		f->path[f->len++] = ';';
+	for (i = 0; i < len; i++)
+		f->path[f->len++] = name[i] == ';' ? ':' : name[i];
+	return 0;
+}
+
+static int folded_node(struct pf_folded *f, const struct pf_node *node)
+{
+	size_t save = f->len, i;
+	uint64_t weight = f->w[f->wi++];
+	int err;
+
+	err = path_push(f, node->func);
+	if (!err)
+		err = folded_add(f, weight);
+	for (i = 0; !err && i < node->nchildren; i++)
+		err = folded_node(f, node->children[i]);
+	f->len = save;
+	return err;
+}
+
+static int stack_cmp(const void *a, const void *b)
+{
+	const struct pf_stack *x = a, *y = b;
+
+	return strcmp(x->stack, y->stack);
+}
+
+int pf_render_folded(FILE *out, const struct pf_trace *trace)
+{
+	struct pf_folded f = { 0 };
+	uint64_t *w = NULL;
+	size_t i, j, n;
+	int err = 0;
+
+	for (i = 0; i < trace->npackets && !err; i++) {
+		const struct pf_packet *pkt = trace->packets[i];
+
+		if (!pkt->complete) {
+			skip_warning("folded", pkt);
+			continue;
+		}
+		n = pf_self_times(pkt, NULL, 0);
+		free(w);
+		w = malloc(n * sizeof(*w));
+		if (!w) {
+			err = -ENOMEM;
+			break;
+		}
+		pf_self_times(pkt, w, n);
+		f.w = w;
+		f.wi = 0;
+		f.len = 0;
+		err = folded_node(&f, pkt->graph);
+	}
+	if (!err && f.n) {
+		qsort(f.v, f.n, sizeof(*f.v), stack_cmp);
+		for (i = 0; i < f.n; i = j) {
+			uint64_t sum = f.v[i].weight;
+
+			for (j = i + 1; j < f.n && !strcmp(f.v[i].stack,
+							    f.v[j].stack); j++)
+				sum = add_sat(sum, f.v[j].weight);
+			fprintf(out, "%s %" PRIu64 "\n", f.v[i].stack, sum);
+		}
+	}
+	for (i = 0; i < f.n; i++)
+		free(f.v[i].stack);
+	free(f.v);
+	free(f.path);
+	free(w);
+	return err ? err : out_status(out);
+}
+
+/* --- SVG --------------------------------------------------------------------- */
+
+#define SVG_WIDTH	1200.0
+#define SVG_MARGIN	10.0
+#define SVG_ROW		16.0
+#define SVG_FONT	12.0
+#define SVG_CHAR	7.3	/* width of a monospace character at SVG_FONT */
+#define SVG_HEADER	22.0	/* a packet's header line */
+#define SVG_GAP		24.0	/* between packets */
+#define SVG_TOP		34.0	/* the title */
+
+/* XML text: markup characters escaped, controls and bad UTF-8 made '?'. */
+static void xml_str(FILE *out, const char *str, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), len, chars = 0;
+
+	while (n && chars < max) {
+		len = 1;
+		switch (*s) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&apos;", out);
+			break;
+		default:
+			if (*s < 0x20 || *s == 0x7f) {
+				fputc('?', out);
+				break;
+			}
+			len = utf8_len(s, n);
+			if (!len) {
+				fputc('?', out);
+				len = 1;
+				break;
+			}
+			fwrite(s, 1, len, out);
+		}
+		s += len;
+		n -= len;
+		chars++;
+	}
+}
+
+/* Characters in @s, counting a UTF-8 sequence (or a bad byte) as one. */
+static size_t text_chars(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), chars = 0, len;
+
+	while (n) {
+		len = utf8_len(s, n);
+		if (!len)
+			len = 1;
+		s += len;
+		n -= len;
+		chars++;
+	}
+	return chars;
+}
+
+static unsigned int tree_depth(const struct pf_node *node)
+{
+	unsigned int d = 0, c;
+	size_t i;
+
+	for (i = 0; i < node->nchildren; i++) {
+		c = tree_depth(node->children[i]);
+		if (c > d)
+			d = c;
+	}
+	return d + 1;
+}
+
+/* FNV-1a: the same function, the same colour, in every graph. */
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+struct pf_svg {
+	FILE *out;
+	double scale;		/* pixels per ns */
+	double top;		/* y of the root's row */
+	uint64_t total;		/* the root's duration */
+};
+
+static void svg_node(struct pf_svg *g, const struct pf_node *node,
+		     double x, double width, unsigned int depth)
+{
+	FILE *out = g->out;
+	uint32_t h = name_hash(node->func);
+	double y = g->top + depth * SVG_ROW, cx = x, end = x + width;
+	size_t i, fit, len;
+
+	fprintf(out, "<g><title>");
+	xml_str(out, node->func, SIZE_MAX);
+	fprintf(out, " (");
+	print_us(out, node->duration_ns);
+	fprintf(out, ", %.2f%%)</title>",
+		g->total ? 100.0 * (double)node->duration_ns / (double)g->total
+			 : 100.0);
+	fprintf(out,
+		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"rgb(%u,%u,%u)\"/>",
+		x, y, width, SVG_ROW - 1, 205 + h % 50, (h >> 8) % 230,
+		(h >> 16) % 55);
+	fit = width > 6 ? (size_t)((width - 6) / SVG_CHAR) : 0;
+	len = text_chars(node->func);
+	if (fit >= 3) {
+		fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3,
+			y + SVG_ROW - 4);
+		if (len <= fit) {
+			xml_str(out, node->func, SIZE_MAX);
+		} else {
+			xml_str(out, node->func, fit - 2);
+			fputs("..", out);
+		}
+		fputs("</text>", out);
+	}
+	fputs("</g>\n", out);
+
+	for (i = 0; i < node->nchildren; i++) {
+		const struct pf_node *c = node->children[i];
+		double w = (double)c->duration_ns * g->scale;
+
+		/* Children adding up to more than their parent: clip. */
+		if (cx + w > end)
+			w = end - cx > 0 ? end - cx : 0;
+		svg_node(g, c, cx, w, depth + 1);
+		cx += w;
+	}
+}
+
+int pf_render_svg(FILE *out, const struct pf_trace *trace)
+{
+	const double width = SVG_WIDTH - 2 * SVG_MARGIN;
+	struct pf_svg g = { .out = out };
+	size_t i, drawn = 0;
+	double height = SVG_TOP;
+
+	for (i = 0; i < trace->npackets; i++) {
+		const struct pf_packet *pkt = trace->packets[i];
+
+		if (!pkt->complete) {
+			skip_warning("svg", pkt);
+			continue;
+		}
+		height += SVG_HEADER + tree_depth(pkt->graph) * SVG_ROW +
+			  SVG_GAP;
+		drawn++;
+	}
+	if (!drawn)
+		height += SVG_HEADER + SVG_GAP;
+
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(out,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
+		SVG_WIDTH, height, SVG_WIDTH, height);
+	fprintf(out, "<style>\n");
+	fprintf(out,
+		"text { font-family: monospace; font-size: %.0fpx; fill: #000; }\n",
+		SVG_FONT);
+	fprintf(out, "text.title { font-size: 16px; font-weight: bold; }\n");
+	fprintf(out, "text.packet { font-size: 13px; }\n");
+	fprintf(out, "g:hover > rect { stroke: #000; stroke-width: 0.8; }\n");
+	fprintf(out, "</style>\n");
+	fprintf(out,
+		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f4\"/>\n");
+	fprintf(out,
+		"<text class=\"title\" x=\"%.0f\" y=\"22\">pktfilt: %zu packet%s, root on top, width = time in the packet's handler</text>\n",
+		SVG_MARGIN, drawn, drawn == 1 ? "" : "s");
+
+	g.top = SVG_TOP;
+	if (!drawn)
+		fprintf(out,
+			"<text x=\"%.0f\" y=\"%.0f\">no complete packet to draw</text>\n",
+			SVG_MARGIN, g.top + 16);
+	for (i = 0; i < trace->npackets; i++) {
+		const struct pf_packet *pkt = trace->packets[i];
+		uint64_t total;
+
+		if (!pkt->complete)
+			continue;
+		total = pkt->graph->duration_ns;
+		fprintf(out, "<text class=\"packet\" x=\"%.0f\" y=\"%.0f\">",
+			SVG_MARGIN, g.top + 15);
+		{
+			/* The tuple is plain ASCII, but it came from a file. */
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&buf, &len);
+
+			if (m) {
+				fprintf(m, "packet %" PRIu64 ": ", pkt->seq);
+				print_tuple(m, pkt);
+				fputs(", ", m);
+				print_us(m, total);
+				fclose(m);
+				xml_str(out, buf, SIZE_MAX);
+			}
+			free(buf);
+		}
+		fputs("</text>\n", out);
+		g.top += SVG_HEADER;
+		g.total = total;
+		g.scale = total ? width / (double)total : 0;
+		fprintf(out, "<g class=\"packet\">\n");
+		svg_node(&g, pkt->graph, SVG_MARGIN, width, 0);
+		fprintf(out, "</g>\n");
+		g.top += tree_depth(pkt->graph) * SVG_ROW + SVG_GAP;
+	}
+	fputs("</svg>\n", out);
+	return out_status(out);
+}

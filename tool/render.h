@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Renderings of parsed function_graph traces (fgraph.h): the packets'
+ * original lines, JSON Lines, folded stacks, a flame graph in SVG.
+ *
+ * Each returns 0, or a negative errno if writing @out failed or memory ran
+ * out. Folded stacks and SVG need whole graphs: they skip incomplete
+ * packets with a warning on stderr.
+ */
+#ifndef PKTFILT_RENDER_H
+#define PKTFILT_RENDER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fgraph.h"
+
+/*
+ * Text: for each packet a header line, then its function_graph lines as
+ * the kernel printed them (other CPUs' lines taken out):
+ *
+ *   # packet 1: udp 10.9.0.1:4000 -> 10.9.0.2:9000 ifindex 2 netns 4026532165 cpu 1
+ *
+ * with " [INCOMPLETE: why]" at its end if it is. Packets are separated by
+ * an empty line.
+ */
+int pf_render_text(FILE *out, const struct pf_trace *trace);
+int pf_render_text_packet(FILE *out, const struct pf_packet *pkt);
+
+/*
+ * JSON Lines: one object per packet, its members seq, cpu, proto, saddr,
+ * daddr, sport, dport, ifindex, netns, complete, incomplete (the reasons,
+ * a string, or null), and graph: the root call, or null,
+ *
+ *   {"func": "udp_rcv", "duration_ns": 6537750, "children": [...]}
+ *
+ * duration_ns is null for a call whose return is missing.
+ */
+int pf_render_json(FILE *out, const struct pf_trace *trace);
+int pf_render_json_packet(FILE *out, const struct pf_packet *pkt);
+
+/*
+ * Folded stacks, as flamegraph.pl, inferno or speedscope read them: one
+ * "root;child;...;leaf WEIGHT" line per distinct stack, the weights in ns,
+ * merged across all the complete packets given, sorted by stack.
+ *
+ * WEIGHT is the self time of the call: its duration minus its children's.
+ * The printed durations are rounded down (to 1 us at worst, past 10 ms),
+ * so children may add up to more than their parent: a self time below 0
+ * is taken as 0, and what that adds is taken back from the root's self
+ * time (then from its descendants' in call order, should the root's not
+ * suffice). So the weights of one packet always add up exactly to its
+ * root's duration_ns.
+ */
+int pf_render_folded(FILE *out, const struct pf_trace *trace);
+
+/*
+ * The self times described above, for @pkt's nodes in depth-first
+ * pre-order (the root first), into @weights[0..n). Returns the number of
+ * nodes (fill nothing if it exceeds @n, so call with 0 to count).
+ */
+size_t pf_self_times(const struct pf_packet *pkt, uint64_t *weights, size_t n);
+
+/*
+ * A self-contained SVG: for each complete packet, a header with its tuple
+ * and total time, and an icicle graph (the root on top, callees below it,
+ * each call as wide as its duration, in call order from the left); the
+ * packets one under the other, each on its own time scale. Hovering a
+ * call shows its name, duration and share of the packet.
+ */
+int pf_render_svg(FILE *out, const struct pf_trace *trace);
+
+#endif /* PKTFILT_RENDER_H */

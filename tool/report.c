@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "pktfilt report": read a function_graph trace saved from tracefs and
+ * render its packets (render.h) as text, JSON Lines, folded stacks and/or
+ * an SVG flame graph. Needs neither the module nor privileges.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fgraph.h"
+#include "render.h"
+#include "report.h"
+
+#define EXIT_OK		0
+#define EXIT_RUNTIME	1
+#define EXIT_USAGE	2
+
+const char pf_report_synopsis[] =
+"pktfilt report [--format FORMAT] [--svg FILE] [-o FILE] TRACEFILE";
+
+const char pf_report_help[] =
+"    pktfilt report [--format FORMAT] [--svg FILE] [-o FILE] TRACEFILE\n"
+"        Render the packets of a function_graph trace that pktfilt made,\n"
+"        saved from tracefs (cat trace or trace_pipe > TRACEFILE; - reads\n"
+"        standard input). A packet is its pktfilt_packet event and the\n"
+"        graph of the handler that follows it on the same CPU; the lines\n"
+"        of other CPUs, interleaved with it in the trace, are taken out.\n"
+"        Works offline: needs neither the module nor privileges.\n"
+"\n"
+"        --format text|json|folded\n"
+"            text (the default): for each packet a header line,\n"
+"              # packet SEQ: PROTO SADDR:SPORT -> DADDR:DPORT ifindex N\n"
+"                netns INODE cpu N [INCOMPLETE: WHY]\n"
+"            (on one line), then its lines as the kernel printed them,\n"
+"            durations and markers included.\n"
+"            json: JSON Lines, one object per packet, with the event's\n"
+"            seq, cpu, proto, saddr, daddr, sport, dport, ifindex and\n"
+"            netns, complete (true or false), incomplete (why, or null)\n"
+"            and graph, the handler's call tree (or null):\n"
+"              {\"func\": NAME, \"duration_ns\": N, \"children\": [...]}\n"
+"            with duration_ns null for a call whose return is missing.\n"
+"            folded: one \"ROOT;CALLEE;...;CALL NS\" line per distinct call\n"
+"            stack, sorted, for flamegraph.pl, inferno or speedscope. NS\n"
+"            is the self time of the last call of the stack in\n"
+"            nanoseconds: its duration minus its callees' durations,\n"
+"            summed over ALL the packets of the trace (identical stacks\n"
+"            of different packets merge into one line). See DURATIONS.\n"
+"\n"
+"        --svg FILE\n"
+"            Also write a flame graph to FILE: a self-contained SVG with,\n"
+"            for each packet, a header (its tuple and total time) over an\n"
+"            icicle graph: the handler on top, the calls it made below it\n"
+"            in call order from the left, each as wide as its duration.\n"
+"            Each packet has its own time scale. Hovering over a call\n"
+"            shows its name, duration and share of the packet. Given\n"
+"            alone, without --format or -o, it is the only output.\n"
+"\n"
+"        -o FILE, --output FILE\n"
+"            Write the --format rendering to FILE, not standard output.\n"
+"\n"
+"        INCOMPLETE PACKETS. A packet is complete when its handler\n"
+"        returned within the trace and nothing of its graph is missing.\n"
+"        It is not when the ring buffer overran while it was traced (the\n"
+"        trace says \"CPU:N [LOST M EVENTS]\": make buffer_size_kb larger),\n"
+"        when the trace ends (or was cut) inside its graph, when no graph\n"
+"        follows its event, or when calls or returns are missing. text\n"
+"        and json mark such packets; folded and --svg leave them out,\n"
+"        with a warning. Exit status 1 tells that any packet was\n"
+"        incomplete or any events were lost, with the counts on stderr.\n"
+"\n"
+"        DURATIONS. ftrace prints microseconds, with 3 decimals below\n"
+"        10 ms (exact to the nanosecond), fewer above (\"12345.67 us\");\n"
+"        the missing digits count as zeros. So callees can add up to a\n"
+"        little more than their caller: the self time is then 0, and the\n"
+"        difference is taken off the handler's own self time (then off\n"
+"        its callees', first called first, should that not suffice), so\n"
+"        that the folded weights of one packet always add up exactly to\n"
+"        its handler's duration_ns.\n";
+
+const char pf_report_examples[] =
+"    Save a trace, read its packets, draw them:\n"
+"        cat /sys/kernel/tracing/trace > trace.txt\n"
+"        pktfilt report trace.txt\n"
+"        pktfilt report --svg packets.svg trace.txt\n"
+"\n"
+"    The handler's duration of each packet, and a flame graph of them all\n"
+"    with flamegraph.pl:\n"
+"        pktfilt report --format json trace.txt | jq .graph.duration_ns\n"
+"        pktfilt report --format folded trace.txt | flamegraph.pl > fg.svg\n";
+
+struct pf_report_opts {
+	const char *format;	/* NULL: not given */
+	const char *svg;
+	const char *output;
+	const char *input;
+};
+
+static int report_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "pktfilt: report: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\ntry 'pktfilt report --help'\n");
+	return EXIT_USAGE;
+}
+
+/*
+ * @arg is --NAME or --NAME=VALUE (or @short): its value into *@val, taking
+ * the next argument if need be. 1 if @arg is that option, 0 if not, or a
+ * usage error's exit status.
+ */
+static int take_opt(const char *name, const char *shortname, int argc,
+		    char **argv, int *i, const char **val)
+{
+	const char *arg = argv[*i];
+	size_t len = strlen(name);
+
+	if (!strncmp(arg, name, len) && arg[len] == '=') {
+		if (*val)
+			return report_usage("%s given twice", name);
+		*val = arg + len + 1;
+		return 1;
+	}
+	if (strcmp(arg, name) && (!shortname || strcmp(arg, shortname)))
+		return 0;
+	if (*val)
+		return report_usage("%s given twice", name);
+	if (*i + 1 >= argc)
+		return report_usage("%s needs a value", arg);
+	*val = argv[++*i];
+	return 1;
+}
+
+static int parse_args(int argc, char **argv, struct pf_report_opts *o)
+{
+	bool dashdash = false;
+	int i, r;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!dashdash && arg[0] == '-' && arg[1]) {
+			if (!strcmp(arg, "--")) {
+				dashdash = true;
+				continue;
+			}
+			r = take_opt("--format", NULL, argc, argv, &i,
+				     &o->format);
+			if (!r)
+				r = take_opt("--svg", NULL, argc, argv, &i,
+					     &o->svg);
+			if (!r)
+				r = take_opt("--output", "-o", argc, argv, &i,
+					     &o->output);
+			if (r == 1)
+				continue;
+			if (r)
+				return r;
+			return report_usage("unknown option '%s'", arg);
+		}
+		if (o->input)
+			return report_usage("unexpected argument '%s' (one TRACEFILE only)",
+					    arg);
+		o->input = arg;
+	}
+	if (!o->input)
+		return report_usage("%s", "no TRACEFILE given (- for standard input)");
+	if (o->format && strcmp(o->format, "text") &&
+	    strcmp(o->format, "json") && strcmp(o->format, "folded"))
+		return report_usage("unknown --format '%s': text, json or folded",
+				    o->format);
+	if (o->svg && !o->svg[0])
+		return report_usage("%s", "--svg needs a file name");
+	if (o->output && !o->output[0])
+		return report_usage("%s", "--output needs a file name");
+	return EXIT_OK;
+}
+
+static int render(const char *format, FILE *out, const struct pf_trace *t)
+{
+	if (!strcmp(format, "json"))
+		return pf_render_json(out, t);
+	if (!strcmp(format, "folded"))
+		return pf_render_folded(out, t);
+	return pf_render_text(out, t);
+}
+
+/* Render into @path ("-": stdout) with @fn or @format. */
+static int write_file(const char *path, const char *format,
+		      const struct pf_trace *t)
+{
+	bool std = !strcmp(path, "-");
+	FILE *out = std ? stdout : fopen(path, "w");
+	int err;
+
+	if (!out) {
+		fprintf(stderr, "pktfilt: report: cannot write %s: %s\n", path,
+			strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	err = format ? render(format, out, t) : pf_render_svg(out, t);
+	if (!std && fclose(out) && !err)
+		err = errno ? -errno : -EIO;
+	if (err) {
+		fprintf(stderr, "pktfilt: report: writing %s: %s\n",
+			std ? "standard output" : path, strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+static struct pf_trace *read_trace(const char *path)
+{
+	bool std = !strcmp(path, "-");
+	FILE *in = std ? stdin : fopen(path, "r");
+	struct pf_trace *t;
+
+	if (!in) {
+		fprintf(stderr, "pktfilt: report: cannot read %s: %s\n", path,
+			strerror(errno));
+		return NULL;
+	}
+	t = pf_fgraph_parse(in);
+	if (!t)
+		fprintf(stderr, "pktfilt: report: reading %s: %s\n",
+			std ? "standard input" : path, strerror(errno));
+	if (!std)
+		fclose(in);
+	return t;
+}
+
+int pf_report_run(const struct pf_cmd *cmd, int argc, char **argv)
+{
+	struct pf_report_opts o;
+	struct pf_trace *t;
+	size_t bad;
+	int ret;
+
+	(void)cmd;
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret;
+	t = read_trace(o.input);
+	if (!t)
+		return EXIT_RUNTIME;
+
+	if (o.format || o.output || !o.svg)
+		ret = write_file(o.output ? o.output : "-",
+				 o.format ? o.format : "text", t);
+	if (!ret && o.svg)
+		ret = write_file(o.svg, NULL, t);
+	if (ret) {
+		pf_trace_free(t);
+		return ret;
+	}
+
+	bad = pf_trace_incomplete(t);
+	if (!t->npackets)
+		fprintf(stderr,
+			"pktfilt: report: no pktfilt_packet event in %s (were events/pktfilt enabled?)\n",
+			strcmp(o.input, "-") ? o.input : "standard input");
+	if (bad || pf_trace_lost(t)) {
+		fprintf(stderr, "pktfilt: report: %zu of %zu packet%s incomplete",
+			bad, t->npackets, t->npackets == 1 ? "" : "s");
+		if (pf_trace_lost(t))
+			fprintf(stderr, ", %" PRIu64 " event%s lost%s", t->stats.lost_events,
+				t->stats.lost_events == 1 ? "" : "s",
+				t->stats.lost_unknown ? " (and more, uncounted)" : "");
+		fprintf(stderr, "\npktfilt: report: ");
+		pf_trace_summary(stderr, t);
+		ret = EXIT_RUNTIME;
+	}
+	pf_trace_free(t);
+	return ret;
+}

@@ -159,26 +159,27 @@ bool notrace pf_gate_ready(void)
 }
 
 /*
- * pf_mode belongs to the gate's own calls, made from the hook in softirq
- * context. A hardirq or NMI that interrupts them and calls
- * trace_ignore_this_task() (set_event_pid's wakeup probes do) is left alone.
- * Interrupts stay enabled: one held back until the gate opened would be
- * delivered, and traced, before the handler's graph starts.
+ * Is this trace_ignore_this_task() call the gate's own, in @mode? pf_mode is
+ * set around the gate's calls, which run in softirq context with interrupts
+ * enabled. A hardirq that interrupts them (set_event_pid's wakeup probe
+ * calls trace_ignore_this_task() too) runs with interrupts disabled: the
+ * interrupted flags in the int3 frame tell the two apart. Interrupts stay
+ * enabled on purpose: one held back while the gate opens would be delivered,
+ * and traced, before the handler's graph starts.
  */
-static int pf_mode_now(void)
+static bool notrace pf_is_gate_call(struct pt_regs *regs, int mode)
 {
-	if (in_hardirq() || in_nmi())
-		return PF_MODE_NONE;
-	return this_cpu_read(pf_mode);
+	return this_cpu_read(pf_mode) == mode &&
+	       (regs->flags & X86_EFLAGS_IF);
 }
 
 /* Entry of trace_ignore_this_task(): only step 1 needs the return. */
-static int pf_tit_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int notrace pf_tit_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	return pf_mode_now() == PF_MODE_OBSERVE ? 0 : 1;
+	return pf_is_gate_call(regs, PF_MODE_OBSERVE) ? 0 : 1;
 }
 
-static int pf_tit_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int notrace pf_tit_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	this_cpu_write(pf_answer, regs_return_value(regs));
 	this_cpu_write(pf_done, 1);
@@ -197,9 +198,9 @@ static struct kretprobe pf_tit_krp = {
  * the return address is on top of the stack. It is an int3 probe, never an
  * optimized jump (see pf_tit_post), so changing regs->ip is honoured.
  */
-static int pf_tit_pre(struct kprobe *p, struct pt_regs *regs)
+static int notrace pf_tit_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	if (pf_mode_now() != PF_MODE_SKIP)
+	if (!pf_is_gate_call(regs, PF_MODE_SKIP))
 		return 0;
 	regs_set_return_value(regs, this_cpu_read(pf_answer));
 	int3_emulate_ret(regs);
@@ -208,7 +209,7 @@ static int pf_tit_pre(struct kprobe *p, struct pt_regs *regs)
 }
 
 /* Never called when pf_tit_pre() returns 1; its presence stops optprobes. */
-static void pf_tit_post(struct kprobe *p, struct pt_regs *regs,
+static void notrace pf_tit_post(struct kprobe *p, struct pt_regs *regs,
 			unsigned long flags)
 {
 }

@@ -16,5 +16,6 @@ count_case
 clear_case
 notready_case
 rmmod_case
+trace_teardown
 check_dmesg
 summary

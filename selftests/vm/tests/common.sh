@@ -77,25 +77,38 @@ via_second_link() {
 ifindex() { ip netns exec "$1" cat "/sys/class/net/$2/ifindex"; }
 netns_inode() { stat -L -c %i "/run/netns/$1"; }
 
-# The manual recipe of the README.
+# The manual recipe of the README. function_graph is switched on once per
+# boot and left on: every switch patches tens of thousands of call sites with
+# cross-CPU IPIs, and under heavy host load QEMU TCG sometimes never
+# completes one (a soft lockup in text_poke_bp seen without pktfilt loaded
+# at all). Between cases only tracing_on, the buffer and the event change.
 trace_start() {
 	echo 0 > $T/tracing_on
-	echo nop > $T/current_tracer
-	echo > $T/trace
 	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
 	echo 0 > $T/options/funcgraph-irqs
+	if [ "$(cat $T/current_tracer)" != function_graph ]; then
+		echo function_graph > $T/current_tracer
+	fi
+	echo > $T/trace
 	echo 1 > $T/events/pktfilt/enable
-	echo function_graph > $T/current_tracer
 	echo 1 > $T/tracing_on
 }
 
 trace_stop() {
 	echo 0 > $T/tracing_on
 	cat $T/trace > /tmp/trace.txt
+	echo > $T/trace
+	[ -e $T/events/pktfilt/enable ] && echo 0 > $T/events/pktfilt/enable
+	return 0
+}
+
+# At the very end: tracefs as the boot left it.
+trace_teardown() {
+	echo 0 > $T/tracing_on
 	echo nop > $T/current_tracer
-	echo 0 > $T/events/pktfilt/enable
 	echo > $T/set_ftrace_pid
 	echo > $T/trace
+	echo 1 > $T/tracing_on
 }
 
 # Entries at depth 0 of the graph other than comments (events) and closing
@@ -130,6 +143,8 @@ expect_graphs() {
 		fail "$name" "roots=$roots ($root: $good) events=$events, want $n"
 		trace_roots | sort | uniq -c | head -20
 		trace_events | head -5
+		# Where the stray roots are, with their neighbours.
+		grep -n -B4 -A2 "|  [A-Za-z_]" /tmp/trace.txt | grep -v "|  $root()" | head -40
 	fi
 }
 

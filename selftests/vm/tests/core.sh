@@ -140,7 +140,6 @@ rmmod_case() {
 	insmod $PKTFILT_KO
 	trace_start
 	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 0 || fail "rmmod: set"
-	echo 0 > $T/events/pktfilt/enable
 	if rmmod pktfilt; then ok "rmmod while armed"; else fail "rmmod while armed"; fi
 	for f in 4 6; do
 		if [ $f = 4 ]; then D=10.9.0.2; else D=fd00::2; fi

@@ -13,6 +13,8 @@ for p in udp tcp icmp; do
 	done
 done
 count_case
+mark_case
+concurrent_case
 clear_case
 notready_case
 rmmod_case

@@ -184,3 +184,45 @@ notready_case() {
 	pktfilt clear
 	rmmod pktfilt
 }
+
+# mark_case: --mark VALUE/MASK, a prefix and a port range, on loopback in
+# netns b (the mark survives there; it is scrubbed across veth).
+mark_case() {
+	insmod $PKTFILT_KO
+	trace_start
+	pktfilt set --proto udp --mark 0x42/0xff --saddr 127.0.0.0/31 \
+		--dport 8990-9010 --netns /run/netns/b || fail "mark: set"
+	lo() { ip netns exec b pfsend udp --src "$1" --dst 127.0.0.1 --sport 4000 --dport "$2" --mark "$3" --count "$4"; }
+	lo 127.0.0.1 9000 0x43 5	# mark differs under the mask
+	lo 127.0.0.2 9000 0x42 5	# source outside the /31
+	lo 127.0.0.1 9011 0x42 5	# port outside the range
+	lo 127.0.0.1 9000 0x142 1	# matches: 0x142 & 0xff = 0x42
+	sleep 1
+	trace_stop
+	expect_graphs "--mark/--saddr prefix/--dport range" udp_rcv 1
+	case "$(trace_events)" in
+	*"saddr=127.0.0.1 daddr=127.0.0.1 sport=4000 dport=9000 "*) ok "mark: the matching packet's event" ;;
+	*) fail "mark: the matching packet's event" "$(trace_events)" ;;
+	esac
+	rmmod pktfilt
+}
+
+# concurrent_case: matching packets on both vCPUs at once; --count N gives
+# exactly N graphs and N events.
+concurrent_case() {
+	for n in 1 2 10; do
+		insmod $PKTFILT_KO
+		trace_start
+		pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count $n || fail "concurrent: set"
+		for cpu in 0 1; do
+			ip netns exec a taskset -c $cpu pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \
+				--sport 400$cpu --dport 9000 --count 100 > /dev/null &
+		done
+		wait
+		sleep 1
+		trace_stop
+		expect_graphs "--count $n, senders on both CPUs" udp_rcv $n
+		expect_eq "--count $n, senders on both CPUs: traced counter" "$(pf_stat traced)" $n
+		rmmod pktfilt
+	done
+}

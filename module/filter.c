@@ -194,6 +194,9 @@ void pf_filter_owner_gone(struct net *net, u32 portid)
 {
 	struct pf_filter *f;
 
+	/* Every generic netlink socket of the system ends up here. */
+	if (!rcu_access_pointer(pf_active))
+		return;
 	mutex_lock(&pf_lock);
 	f = rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
 	if (f && (f->flags & PKTFILT_F_OWNED) && f->owner_net == net &&

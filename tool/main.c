@@ -14,6 +14,7 @@
 #include "nl.h"
 #include "show.h"
 #include "report.h"
+#include "tracecmd.h"
 
 #ifndef PKTFILT_VERSION
 #error "PKTFILT_VERSION must be defined (see tool/Makefile)"
@@ -157,7 +158,8 @@ static const char help_predicates[] =
 
 static const char help_tracefs[] =
 "TRACEFS PREPARATION\n"
-"    pktfilt does not set the tracer up: do it once, as root, before\n"
+"    'pktfilt trace' does all of this itself, and undoes it. 'pktfilt\n"
+"    set' does not set the tracer up: do it once, as root, before\n"
 "    arming a filter:\n"
 "\n"
 "        cd /sys/kernel/tracing\n"
@@ -184,7 +186,10 @@ static const char help_exit[] =
 "        kernel refused the request (pktfilt prints its reason), a\n"
 "        namespace could not be entered. For report: a packet's graph\n"
 "        is incomplete or the trace lost events, or a file could not be\n"
-"        read or written.\n"
+"        read or written. For trace: the same, or fewer packets than\n"
+"        --count were traced, another trace is running, the kernel\n"
+"        refused a --functions glob, or a tracefs setting could not be\n"
+"        put back as it was.\n"
 "    2   Usage error: unknown command or option, a stray argument, a\n"
 "        missing, malformed or inconsistent value, an interface or\n"
 "        namespace that does not exist. Nothing was sent to the kernel.\n";
@@ -228,6 +233,8 @@ static const struct pf_cmd pf_cmds[] = {
 	  "pktfilt clear", help_clear, examples_clear },
 	{ "report", pf_report_run, PKTFILT_CMD_UNSPEC,
 	  pf_report_synopsis, pf_report_help, pf_report_examples },
+	{ "trace", pf_trace_run, PKTFILT_CMD_SET,
+	  pf_trace_synopsis, pf_trace_help, pf_trace_examples },
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -272,6 +279,8 @@ static void print_cmd_help(FILE *out, const struct pf_cmd *cmd)
 		cmd->help);
 	if (cmd->run == cmd_set)
 		fprintf(out, "\n%s\n%s", help_predicates, help_tracefs);
+	if (cmd->run == pf_trace_run)
+		fprintf(out, "\n%s", help_predicates);
 	fprintf(out, "\n%s\nEXAMPLES\n%s", help_exit, cmd->examples);
 }
 
@@ -454,8 +463,11 @@ int main(int argc, char **argv)
 			return usage_error("unknown option '%s'", argv[1]);
 		return usage_error("unknown command '%s'", argv[1]);
 	}
-	/* "--help" anywhere wins, as in git: no half-parsed command runs. */
-	for (i = 2; i < argc; i++) {
+	/*
+	 * "--help" anywhere wins, as in git: no half-parsed command runs.
+	 * Not after "--": that is trace's COMMAND, or report's file name.
+	 */
+	for (i = 2; i < argc && strcmp(argv[i], "--"); i++) {
 		if (is_help(argv[i])) {
 			print_cmd_help(stdout, cmd);
 			return EXIT_OK;

@@ -8,6 +8,7 @@
  * NLMSGERR_ATTR_MSG out of the NLMSG_ERROR message ourselves.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -127,6 +128,11 @@ void pf_nl_close(struct pf_nl *nl)
 		return;
 	nl_socket_free(nl->sk);
 	free(nl);
+}
+
+int pf_nl_fd(const struct pf_nl *nl)
+{
+	return nl_socket_get_fd(nl->sk);
 }
 
 const char *pf_nl_extack(const struct pf_nl *nl)
@@ -391,4 +397,104 @@ int pf_nl_get_filter(struct nlattr **tb, struct pf_filter *f)
 	if (tb[PKTFILT_A_FLAGS])
 		f->flags = nla_get_u32(tb[PKTFILT_A_FLAGS]);
 	return any;
+}
+
+/* The "events" group. */
+struct pf_nl_events {
+	struct nl_sock *sk;
+	pf_nl_reply_fn fn;
+	void *arg;
+	int err;
+};
+
+static int pf_nl_on_event(struct nl_msg *msg, void *arg)
+{
+	struct pf_nl_events *ev = arg;
+	struct nlattr *tb[PKTFILT_A_MAX + 1];
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	int err;
+
+	if (gh->cmd != PKTFILT_CMD_PACKET || pf_nl_parse(msg, tb))
+		return NL_SKIP;
+	err = ev->fn(tb, ev->arg);
+	if (err < 0 && !ev->err)
+		ev->err = err;
+	return NL_OK;
+}
+
+int pf_nl_events_open(struct pf_nl_events **out, pf_nl_reply_fn fn, void *arg)
+{
+	struct pf_nl_events *ev = calloc(1, sizeof(*ev));
+	int err, grp;
+
+	if (!ev)
+		return -ENOMEM;
+	ev->fn = fn;
+	ev->arg = arg;
+	ev->sk = nl_socket_alloc();
+	if (!ev->sk) {
+		free(ev);
+		return -ENOMEM;
+	}
+	err = genl_connect(ev->sk);
+	if (err)
+		goto fail;
+	grp = genl_ctrl_resolve_grp(ev->sk, PKTFILT_GENL_NAME,
+				    PKTFILT_MCGRP_EVENTS);
+	if (grp < 0) {
+		err = grp;
+		goto fail;
+	}
+	nl_socket_disable_seq_check(ev->sk);
+	nl_socket_modify_cb(ev->sk, NL_CB_VALID, NL_CB_CUSTOM, pf_nl_on_event,
+			    ev);
+	err = nl_socket_add_membership(ev->sk, grp);
+	if (err)
+		goto fail;
+	/* Room for bursts: a notification is about 150 bytes. */
+	nl_socket_set_buffer_size(ev->sk, 1 << 20, 0);
+	err = nl_socket_set_nonblocking(ev->sk);
+	if (err)
+		goto fail;
+	*out = ev;
+	return 0;
+fail:
+	nl_socket_free(ev->sk);
+	free(ev);
+	return pf_nl_errno(err);
+}
+
+int pf_nl_events_fd(const struct pf_nl_events *ev)
+{
+	return nl_socket_get_fd(ev->sk);
+}
+
+int pf_nl_events_read(struct pf_nl_events *ev)
+{
+	int ret;
+
+	struct pollfd pfd = { .fd = nl_socket_get_fd(ev->sk), .events = POLLIN };
+
+	/* nl_recvmsgs() reads one datagram, and says 0 for none too. */
+	ev->err = 0;
+	while (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLIN | POLLERR))) {
+		ret = nl_recvmsgs_default(ev->sk);
+		if (ret == -NLE_INTR || ret == -NLE_AGAIN)
+			continue;
+		if (ret == -NLE_NOMEM)	/* what libnl makes of ENOBUFS */
+			return -ENOBUFS;
+		if (ret < 0)
+			return pf_nl_errno(ret);
+		if (ev->err)
+			return ev->err;
+	}
+	return 0;
+}
+
+void pf_nl_events_close(struct pf_nl_events *ev)
+{
+	if (!ev)
+		return;
+	nl_socket_free(ev->sk);
+	free(ev);
 }

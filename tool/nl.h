@@ -22,6 +22,8 @@ typedef int (*pf_nl_reply_fn)(struct nlattr **tb, void *arg);
  */
 int pf_nl_open(struct pf_nl **nl);
 void pf_nl_close(struct pf_nl *nl);
+/* The socket's file descriptor (e.g. for FD_CLOEXEC). */
+int pf_nl_fd(const struct pf_nl *nl);
 
 /* A request message for @cmd, to fill with attributes and pass to send. */
 struct nl_msg *pf_nl_msg(struct pf_nl *nl, __u8 cmd);
@@ -41,5 +43,19 @@ int pf_nl_parse(struct nl_msg *msg, struct nlattr **tb);
 /* Filter <-> attributes: SET requests, and what GET echoes back. */
 int pf_nl_put_filter(struct nl_msg *msg, const struct pf_filter *f);
 int pf_nl_get_filter(struct nlattr **tb, struct pf_filter *f);
+
+/*
+ * The "events" multicast group: PACKET notifications, one per traced
+ * packet. Only listeners in the initial network namespace get them.
+ * The socket is non-blocking; poll pf_nl_events_fd() for input, then
+ * pf_nl_events_read() calls @fn for each notification received so far.
+ */
+struct pf_nl_events;
+
+int pf_nl_events_open(struct pf_nl_events **ev, pf_nl_reply_fn fn, void *arg);
+int pf_nl_events_fd(const struct pf_nl_events *ev);
+/* 0, -ENOBUFS if notifications were dropped (socket full), or -errno. */
+int pf_nl_events_read(struct pf_nl_events *ev);
+void pf_nl_events_close(struct pf_nl_events *ev);
 
 #endif /* PKTFILT_NL_H */

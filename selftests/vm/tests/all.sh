@@ -4,6 +4,7 @@
 . /pktfilt/selftests/vm/lib.sh
 . /pktfilt/selftests/vm/tests/common.sh
 . /pktfilt/selftests/vm/tests/core.sh
+. /pktfilt/selftests/vm/tests/trace.sh
 
 echo "kernel $(uname -r)"
 topo_setup
@@ -19,5 +20,6 @@ clear_case
 notready_case
 rmmod_case
 trace_teardown
+trace_cases
 check_dmesg
 summary

@@ -1,0 +1,396 @@
+# SPDX-License-Identifier: GPL-2.0
+# Issue 3's VM tests: pktfilt trace. Sourced by all.sh after lib.sh and
+# common.sh; trace_cases needs topo_setup. Every case compares a snapshot of
+# all the tracefs settings before and after the run, byte for byte, with a
+# user's own non-default settings in place (tr_user_state).
+#
+# Alone: selftests/vm/run --kernel 6.1 -- sh selftests/vm/tests/trace-only.sh
+
+TR=/tmp/tr
+
+# A snapshot of every tracefs file that is a setting: all of them but the
+# trace, the pipes, statistics, logs, and read-only catalogues; one
+# "==> file <==" block each.
+tr_snap() {
+	find "$T" -type f |
+		grep -v -E '/(trace|trace_pipe|trace_pipe_raw|snapshot|snapshot_raw|stats|hist|format|id|inject|error_log|trace_marker|trace_marker_raw|free_buffer|README|available_filter_functions|available_filter_functions_addrs|available_events|enabled_functions|touched_functions|dyn_ftrace_total_info|printk_formats|saved_cmdlines|saved_tgids|kprobe_profile|uprobe_profile|user_events_status|user_events_data|stack_trace|timerlat_fd)$' |
+		sort | xargs tail -n +1 > "$1" 2> "$1.err"
+}
+
+# tr_same NAME BEFORE AFTER
+tr_same() {
+	if cmp -s "$2" "$3"; then
+		ok "$1: tracefs settings as before"
+	else
+		fail "$1: tracefs settings as before" "$(diff "$2" "$3" | head -30)"
+	fi
+}
+
+# A user's own tracing, which every run must leave as it found it: the
+# function tracer on a few functions (one of a module), a notrace list, a
+# graph function, funcgraph-irqs off and funcgraph-proc on, a graph depth,
+# PID lists, a 2 MB buffer.
+tr_user_state() {
+	echo 0 > $T/tracing_on
+	echo nop > $T/current_tracer
+	echo 2048 > $T/buffer_size_kb
+	echo 'ip_rcv udp_rcv tcp_v4_rcv' > $T/set_ftrace_filter
+	echo 'veth_poll:mod:veth' >> $T/set_ftrace_filter
+	echo kfree > $T/set_ftrace_notrace
+	echo ip_rcv > $T/set_graph_function
+	echo 0 > $T/options/funcgraph-irqs
+	echo 1 > $T/options/funcgraph-proc
+	echo 5 > $T/max_graph_depth
+	echo 1 > $T/set_ftrace_notrace_pid
+	echo $$ > $T/set_event_pid
+	echo function > $T/current_tracer
+	echo 1 > $T/tracing_on
+}
+
+# Back to the boot's defaults.
+tr_user_unset() {
+	echo 0 > $T/tracing_on
+	echo nop > $T/current_tracer
+	echo > $T/set_ftrace_filter
+	echo > $T/set_ftrace_notrace
+	echo > $T/set_graph_function
+	echo 1 > $T/options/funcgraph-irqs
+	echo 0 > $T/options/funcgraph-proc
+	echo 0 > $T/max_graph_depth
+	echo > $T/set_ftrace_notrace_pid
+	echo > $T/set_event_pid
+	echo 1408 > $T/buffer_size_kb
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+}
+
+# Wait until a filter is armed (up to 60 s).
+tr_when_armed() {
+	_i=0
+	while ! pktfilt show 2>/dev/null | grep -q '^state: *armed'; do
+		_i=$((_i + 1))
+		[ $_i -gt 600 ] && return 1
+		sleep 0.1
+	done
+}
+
+tr_module_idle() {
+	if pktfilt show | grep -q '^state: *idle'; then
+		ok "$1: filter disarmed afterwards"
+	else
+		fail "$1: filter disarmed afterwards" "$(pktfilt show | head -3)"
+	fi
+}
+
+# tr_run NAME WANT_STATUS ARGS...: pktfilt trace ARGS with stdout in
+# $TR/out and stderr in $TR/err; checks the exit status and tracefs.
+tr_run() {
+	_name=$1 _want=$2
+	shift 2
+	tr_snap $TR/before
+	pktfilt trace "$@" > $TR/out 2> $TR/err
+	_rc=$?
+	tr_snap $TR/after
+	if [ "$_rc" = "$_want" ]; then
+		ok "$_name: exit status $_rc"
+	else
+		fail "$_name: exit status" "got $_rc, want $_want: $(head -c 800 $TR/err)"
+	fi
+	tr_same "$_name" $TR/before $TR/after
+}
+
+# tr_expect NAME FILE PATTERN: FILE has a line matching PATTERN (grep -E).
+tr_expect() {
+	if grep -q -E -- "$3" "$2"; then
+		ok "$1"
+	else
+		fail "$1" "no /$3/ in $2: $(head -c 400 "$2")"
+	fi
+}
+
+# tr_agree NAME RAW: the json and folded renderings of one raw trace agree:
+# the same functions, and the folded weights add up to the sum of the
+# packets' root durations.
+tr_agree() {
+	pktfilt report --format json "$2" > $TR/agree.json 2>/dev/null
+	pktfilt report --format folded "$2" > $TR/agree.folded 2>/dev/null
+	jf=$(grep -o '"func":"[^"]*"' $TR/agree.json | sed 's/^"func":"//; s/"$//' | sort -u | md5sum)
+	ff=$(sed 's/ [0-9]*$//' $TR/agree.folded | tr ';' '\n' | sort -u | md5sum)
+	jd=$(sed -n 's/.*"graph":{"func":"[^"]*","duration_ns":\([0-9]*\).*/\1/p' $TR/agree.json |
+		awk '{ s += $1 } END { printf "%d", s }')
+	fd=$(awk '{ s += $NF } END { printf "%d", s }' $TR/agree.folded)
+	if [ "$jd" != 0 ] && [ "$jf" = "$ff" ] && [ "$jd" = "$fd" ]; then
+		ok "$1: json and folded of the raw trace agree (functions, total $jd ns)"
+	else
+		fail "$1: json and folded of the raw trace agree" "json total $jd, folded total $fd, functions same: $([ "$jf" = "$ff" ] && echo yes || echo no)"
+	fi
+}
+
+# One packet of each handler, from a to b.
+TR_SEND6='set -e
+ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4000 --dport 9000 -q
+ip netns exec a pfsend tcp --src 10.9.0.1 --dst 10.9.0.2 --sport 4000 --dport 9000 -q
+ip netns exec a pfsend icmp --src 10.9.0.1 --dst 10.9.0.2 -q
+ip netns exec a pfsend udp -6 --src fd00::1 --dst fd00::2 --sport 4000 --dport 9000 -q
+ip netns exec a pfsend tcp -6 --src fd00::1 --dst fd00::2 --sport 4000 --dport 9000 -q
+ip netns exec a pfsend icmp -6 --src fd00::1 --dst fd00::2 -q'
+
+# Functions enough for nested graphs in every handler, far fewer than all:
+# ftrace patches only these (see tr_format).
+TR_FUNCS='__udp*,udp*,ip_*,ip6_*,ipv6_*,icmp*,tcp_v4_*,tcp_v6_*,__inet*,inet6_*'
+
+# tr_format FORMAT [--functions GLOBS]: TCP, UDP and ICMP over IPv4 and
+# IPv6, one packet each, all that enters b while COMMAND sends them.
+#
+# Switching function_graph on patches every function it traces, with
+# cross-CPU IPIs, and QEMU's TCG now and then hangs a vCPU there (see
+# selftests/vm/README.md): only the text run traces all functions; the
+# others, and the other cases, trace fewer.
+tr_format() {
+	fmt=$1
+	shift
+	name="trace --format $fmt${1:+ $1}"
+	rm -f $TR/raw $TR/svg
+	tr_run "$name" 0 --netns /run/netns/b --dev veth-b --count 0 \
+		--format "$fmt" --raw $TR/raw --svg $TR/svg --timeout 120 "$@" \
+		-- sh -c "$TR_SEND6"
+	tr_expect "$name: stopped when COMMAND was done" $TR/err "stopped by the end of COMMAND"
+	for t in "udp 10.9.0.1 10.9.0.2 4000 9000 udp_rcv" \
+		 "tcp 10.9.0.1 10.9.0.2 4000 9000 tcp_v4_rcv" \
+		 "icmp 10.9.0.1 10.9.0.2 0 0 icmp_rcv" \
+		 "udp fd00::1 fd00::2 4000 9000 udpv6_rcv" \
+		 "tcp fd00::1 fd00::2 4000 9000 tcp_v6_rcv" \
+		 "icmpv6 fd00::1 fd00::2 0 0 icmpv6_rcv"; do
+		# shellcheck disable=SC2086
+		set -- $t
+		p=$1 sa=$2 da=$3 sp=$4 dp=$5 root=$6
+		case $fmt in
+		text)
+			case $p in
+			icmp*) tup="$p $sa -> $da" ;;
+			*) case $sa in
+			   *:*) tup="$p [$sa]:$sp -> [$da]:$dp" ;;
+			   *) tup="$p $sa:$sp -> $da:$dp" ;;
+			   esac ;;
+			esac
+			# The header, the event, then the handler's entry.
+			n=$(grep -c -F ": $tup ifindex " $TR/out)
+			r=$(awk -v h=": $tup ifindex " -v root="|  $root() {" '
+				/^# packet / && index($0, h) { want = 2; next }
+				want == 2 && /pktfilt_packet/ { want = 1; next }
+				want == 1 { if (index($0, root)) ok++; want = 0 }
+				END { print ok + 0 }' $TR/out)
+			;;
+		json)
+			line="\"proto\":\"$p\",\"saddr\":\"$sa\",\"daddr\":\"$da\",\"sport\":$sp,\"dport\":$dp,"
+			n=$(grep -c -F "$line" $TR/out)
+			r=$(grep -F "$line" $TR/out | grep -c -F "\"complete\":true,\"incomplete\":null,\"graph\":{\"func\":\"$root\"")
+			;;
+		folded)
+			n=1
+			r=$(grep -c -E "^$root(;[^ ]+)? [0-9]+$" $TR/out)
+			[ "$r" -ge 1 ] && r=1
+			;;
+		esac
+		expect_eq "$name: one $p $sa packet" "$n" 1
+		expect_eq "$name: $p $sa graph rooted at $root" "$r" 1
+	done
+	if grep -q INCOMPLETE $TR/out; then
+		fail "$name: all complete" "$(grep INCOMPLETE $TR/out)"
+	else
+		ok "$name: all complete"
+	fi
+	pktfilt report --format "$fmt" $TR/raw > $TR/report 2>/dev/null
+	if cmp -s $TR/out $TR/report; then
+		ok "$name: same as 'pktfilt report' of --raw"
+	else
+		fail "$name: same as 'pktfilt report' of --raw" "$(diff $TR/out $TR/report | head -10)"
+	fi
+	tr_expect "$name: --svg" $TR/svg "<svg"
+	tr_agree "$name" $TR/raw
+}
+
+# A few functions: ftrace patches little (see tr_format).
+TR_FEW='__udp4_lib_rcv'
+
+# --count 3 out of 10 matching packets, with --functions.
+tr_count_case() {
+	name="trace --count 3 --functions"
+	tr_run "$name" 0 --proto udp --daddr 10.9.0.2 --dport 9000 --count 3 \
+		--functions 'ip_*,__udp4_lib_*' --format json --timeout 60 -- \
+		ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 --count 10 -q
+	expect_eq "$name: three packets" "$(grep -c '"complete":true' $TR/out)" 3
+	expect_eq "$name: three sequence numbers" \
+		"$(sed 's/^{"seq":\([0-9]*\),.*/\1/' $TR/out | sort -u | wc -l)" 3
+	others=$(grep -o '"func":"[^"]*"' $TR/out | sed 's/^"func":"//; s/"$//' |
+		grep -v -E '^(udp_rcv|ip_.*|__udp4_lib_.*)$' | sort -u | tr '\n' ' ')
+	expect_eq "$name: only the handler and matching functions" "$others" ""
+	tr_expect "$name: matching functions below the handler" $TR/out '"func":"__udp4_lib_rcv"'
+}
+
+# Fewer packets than --count: by the --timeout, or when COMMAND is done.
+tr_timeout_case() {
+	name="trace --timeout"
+	( tr_when_armed && ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 -q ) &
+	sender=$!
+	tr_run "$name" 1 --proto udp --daddr 10.9.0.2 --dport 9000 --count 2 \
+		--functions $TR_FEW --timeout 4
+	wait $sender
+	tr_expect "$name: says so" $TR/err "timed out after 4 s: saw 1 of 2 packets"
+	expect_eq "$name: prints the packet it saw" "$(grep -c '^# packet ' $TR/out)" 1
+	tr_module_idle "$name"
+
+	name="trace, COMMAND sent too few"
+	tr_run "$name" 1 --proto udp --daddr 10.9.0.2 --dport 9000 --count 2 \
+		--functions $TR_FEW --timeout 60 -- \
+		ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 -q
+	tr_expect "$name: says so" $TR/err "saw 1 of 2 packets"
+	tr_expect "$name: prints the packet it saw" $TR/out '^# packet '
+}
+
+# tr_signal_case SIG COUNT WANT_STATUS: the signal while waiting.
+tr_signal_case() {
+	sig=$1 count=$2 want=$3
+	name="trace, SIG$sig while waiting (--count $count)"
+	tr_snap $TR/before
+	pktfilt trace --proto udp --daddr 10.9.0.2 --dport 9000 --count "$count" \
+		--functions $TR_FEW > $TR/out 2> $TR/err &
+	pid=$!
+	( tr_when_armed
+	  [ "$count" = 0 ] && ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 --count 2 -q
+	  sleep 1
+	  kill -"$sig" $pid ) &
+	killer=$!
+	wait $pid
+	rc=$?
+	wait $killer
+	tr_snap $TR/after
+	expect_eq "$name: exit status" "$rc" "$want"
+	tr_same "$name" $TR/before $TR/after
+	tr_expect "$name: says so" $TR/err "stopped by SIG$sig"
+	if [ "$count" = 0 ]; then
+		expect_eq "$name: prints the packets traced" "$(grep -c '^# packet ' $TR/out)" 2
+	fi
+	tr_module_idle "$name"
+}
+
+tr_error_case() {
+	name="trace, unknown --functions glob"
+	tr_run "$name" 1 --proto udp --functions 'ip_rcv,nosuch_pktfilt_fn*' --timeout 5
+	tr_expect "$name: names the glob" $TR/err "'nosuch_pktfilt_fn\*'"
+	tr_module_idle "$name"
+
+	name="trace, bad option"
+	tr_run "$name" 2 --proto udp --timeout x
+}
+
+# Two at once: the second is refused before it touches tracefs, by the
+# lock file or, with another lock file, by the module's owned filter; the
+# first goes on and traces its packet.
+tr_concurrent_case() {
+	name="trace, two at once"
+	tr_snap $TR/before
+	pktfilt trace --proto udp --daddr 10.9.0.2 --dport 9000 --timeout 120 \
+		--functions $TR_FEW > $TR/out1 2> $TR/err1 &
+	first=$!
+	tr_when_armed
+	tr_snap $TR/during
+	pktfilt trace --proto udp --dport 9001 --timeout 5 > $TR/out 2> $TR/err
+	rc=$?
+	expect_eq "$name: the second fails" "$rc" 1
+	tr_expect "$name: the second says why" $TR/err "^pktfilt: another pktfilt trace is running"
+	PKTFILT_LOCK=/tmp/other.lock pktfilt trace --proto udp --dport 9001 --timeout 5 > $TR/out 2> $TR/err
+	rc=$?
+	expect_eq "$name: the second fails without the lock too" "$rc" 1
+	tr_expect "$name: the module's check says why" $TR/err "^pktfilt: another pktfilt trace is running$"
+	tr_snap $TR/during2
+	if cmp -s $TR/during $TR/during2; then
+		ok "$name: the second changed nothing in tracefs"
+	else
+		fail "$name: the second changed nothing in tracefs" "$(diff $TR/during $TR/during2 | head -20)"
+	fi
+	ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 -q
+	wait $first
+	rc=$?
+	tr_snap $TR/after
+	expect_eq "$name: the first succeeds" "$rc" 0
+	expect_eq "$name: the first traced its packet" "$(grep -c '^# packet ' $TR/out1)" 1
+	tr_same "$name" $TR/before $TR/after
+}
+
+# No module: refused before tracefs is touched. (Without the module, the
+# kernel would load it for the family's name: not this time.)
+tr_nomodule_case() {
+	modprobe_path=$(cat /proc/sys/kernel/modprobe)
+	echo /bin/false > /proc/sys/kernel/modprobe
+	rmmod pktfilt
+	tr_run "trace without the module" 1 --proto udp --timeout 5
+	tr_expect "trace without the module: says so" $TR/err "module is not loaded"
+	echo "$modprobe_path" > /proc/sys/kernel/modprobe
+	insmod $PKTFILT_KO
+}
+
+# tracefs not at /sys/kernel/tracing: the debugfs path, then not mounted
+# at all: mounted for the run, unmounted after.
+tr_mount_case() {
+	name="trace, tracefs only under debugfs"
+	tr_snap $TR/before
+	umount $T
+	pktfilt trace --proto udp --daddr 10.9.0.2 --dport 9000 --timeout 60 \
+		--functions $TR_FEW -- \
+		ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 -q > $TR/out 2> $TR/err
+	expect_eq "$name: exit status" "$?" 0
+	expect_eq "$name: one packet" "$(grep -c '^# packet ' $TR/out)" 1
+
+	name="trace, tracefs not mounted"
+	umount /sys/kernel/debug/tracing 2>/dev/null
+	umount /sys/kernel/debug
+	pktfilt trace --proto udp --daddr 10.9.0.2 --dport 9000 --timeout 60 \
+		--functions $TR_FEW -- \
+		ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 -q > $TR/out 2> $TR/err
+	expect_eq "$name: exit status" "$?" 0
+	expect_eq "$name: one packet" "$(grep -c '^# packet ' $TR/out)" 1
+	expect_eq "$name: unmounted afterwards" "$(grep -c tracefs /proc/mounts)" 0
+	mount -t debugfs nodev /sys/kernel/debug
+	mount -t tracefs nodev $T
+	tr_snap $TR/after
+	tr_same "$name" $TR/before $TR/after
+}
+
+# The snapshot sees the user's settings, and a change of any of them.
+tr_snap_case() {
+	tr_snap $TR/before
+	for want in 'set_ftrace_filter <==' '^veth_poll \[veth\]$' '^kfree$' \
+		    'set_event_pid <==' "^$$\$" '^function$' '^2051$'; do
+		tr_expect "snapshot has /$want/" $TR/before "$want"
+	done
+	echo 1 > $T/options/funcgraph-abstime
+	tr_snap $TR/after
+	echo 0 > $T/options/funcgraph-abstime
+	if cmp -s $TR/before $TR/after; then
+		fail "snapshot sees a changed option"
+	else
+		ok "snapshot sees a changed option"
+	fi
+}
+
+trace_cases() {
+	mkdir -p $TR
+	grep -q '^pktfilt ' /proc/modules || insmod $PKTFILT_KO
+	tr_user_state
+	tr_snap_case
+	tr_format text
+	tr_format json --functions "$TR_FUNCS"
+	tr_format folded --functions "$TR_FUNCS"
+	tr_count_case
+	tr_timeout_case
+	tr_signal_case INT 1 1
+	tr_signal_case TERM 1 1
+	tr_signal_case HUP 0 0
+	tr_error_case
+	tr_concurrent_case
+	tr_nomodule_case
+	tr_mount_case
+	tr_user_unset
+	rmmod pktfilt
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * "pktfilt trace": set tracefs up, arm an owned filter, wait for the
+ * packets, print their graphs, put tracefs back as it was.
+ */
+#ifndef PKTFILT_TRACECMD_H
+#define PKTFILT_TRACECMD_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "match.h"
+
+struct pf_cmd;
+
+/* For main.c's command table and help. */
+extern const char pf_trace_synopsis[];
+extern const char pf_trace_help[];
+extern const char pf_trace_examples[];
+
+/*
+ * Run "pktfilt trace" with its arguments (after "trace"). Returns the exit
+ * status: 0 all packets traced and complete, 1 otherwise or on a runtime
+ * error, 2 usage error. @cmd is not used.
+ */
+int pf_trace_run(const struct pf_cmd *cmd, int argc, char **argv);
+
+/*
+ * The protocol handlers a filter can reach (set_graph_function), in the
+ * order tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv icmpv6_rcv.
+ * Returns how many were put into @roots.
+ */
+size_t pf_trace_roots(const struct pf_spec *spec, const char **roots,
+		      size_t max);
+
+/*
+ * Ring buffer size per CPU, in KiB, for @count packets (0: no limit) on
+ * @ncpus CPUs with @mem_kb of memory available (0: unknown).
+ */
+unsigned long pf_trace_buffer_kb(__u32 count, unsigned long ncpus,
+				 unsigned long mem_kb);
+
+#endif /* PKTFILT_TRACECMD_H */

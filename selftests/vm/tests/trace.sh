@@ -213,12 +213,14 @@ tr_format() {
 # A few functions: ftrace patches little (see tr_format).
 TR_FEW='__udp4_lib_rcv'
 
-# --count 3 out of 10 matching packets, with --functions.
+# --count 3 out of 10 matching packets, with --functions; COMMAND's exit
+# status is told, and does not change pktfilt's.
 tr_count_case() {
 	name="trace --count 3 --functions"
 	tr_run "$name" 0 --proto udp --daddr 10.9.0.2 --dport 9000 --count 3 \
 		--functions 'ip_*,__udp4_lib_*' --format json --timeout 60 -- \
-		ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 --count 10 -q
+		sh -c 'ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 --count 10 -q; exit 3'
+	tr_expect "$name: COMMAND's exit status told" $TR/err "sh exited with status 3$"
 	expect_eq "$name: three packets" "$(grep -c '"complete":true' $TR/out)" 3
 	expect_eq "$name: three sequence numbers" \
 		"$(sed 's/^{"seq":\([0-9]*\),.*/\1/' $TR/out | sort -u | wc -l)" 3
@@ -278,6 +280,11 @@ tr_error_case() {
 	name="trace, unknown --functions glob"
 	tr_run "$name" 1 --proto udp --functions 'ip_rcv,nosuch_pktfilt_fn*' --timeout 5
 	tr_expect "$name: names the glob" $TR/err "'nosuch_pktfilt_fn\*'"
+	tr_module_idle "$name"
+
+	name="trace, COMMAND not found"
+	tr_run "$name" 1 --proto udp --functions $TR_FEW --timeout 5 -- /nonexistent/cmd
+	tr_expect "$name: says so" $TR/err "cannot run /nonexistent/cmd: No such file"
 	tr_module_idle "$name"
 
 	name="trace, bad option"

@@ -66,6 +66,7 @@ enum pf_mode {
 	PF_MODE_NONE,		/* nothing: a context switch, someone else */
 	PF_MODE_OBSERVE,	/* record its answer in pf_answer */
 	PF_MODE_SKIP,		/* do not run it, answer pf_answer */
+	PF_MODE_CLOSE,		/* the same, called with interrupts off */
 };
 
 static DEFINE_PER_CPU(int, pf_mode);
@@ -173,6 +174,18 @@ static bool notrace pf_is_gate_call(struct pt_regs *regs, int mode)
 	       (regs->flags & X86_EFLAGS_IF);
 }
 
+/*
+ * Closing is the exception: an interrupt that became pending while the int3
+ * ran would be delivered at its iret, before the probe writes the per-CPU
+ * value, i.e. still traced, at depth 0 after the graph. So the gate closes
+ * with interrupts off, and no hardirq can call in meanwhile.
+ */
+static bool notrace pf_is_close_call(struct pt_regs *regs)
+{
+	return this_cpu_read(pf_mode) == PF_MODE_CLOSE &&
+	       !(regs->flags & X86_EFLAGS_IF);
+}
+
 /* Entry of trace_ignore_this_task(): only step 1 needs the return. */
 static int notrace pf_tit_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -200,7 +213,7 @@ static struct kretprobe pf_tit_krp = {
  */
 static int notrace pf_tit_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	if (!pf_is_gate_call(regs, PF_MODE_SKIP))
+	if (!pf_is_gate_call(regs, PF_MODE_SKIP) && !pf_is_close_call(regs))
 		return 0;
 	regs_set_return_value(regs, this_cpu_read(pf_answer));
 	int3_emulate_ret(regs);
@@ -272,13 +285,17 @@ bool notrace pf_gate_open(void)
 /* Puts this CPU back as it was before pf_gate_open(). */
 void notrace pf_gate_close(void)
 {
+	unsigned long flags;
+
+	local_irq_save(flags);
 	this_cpu_write(pf_open, 0);
 	/*
 	 * If set_ftrace_pid was emptied meanwhile, ftrace has reset every CPU
 	 * to "trace all": calling the probe now would leave a PID behind.
 	 */
 	if (pf_gate_ready())
-		pf_call_probe(PF_MODE_SKIP);
+		pf_call_probe(PF_MODE_CLOSE);
+	local_irq_restore(flags);
 }
 
 /* Called under pf_lock before a filter is armed. */

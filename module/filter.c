@@ -128,12 +128,6 @@ static void pf_disarm_locked(const char *reason)
 	}
 }
 
-u32 pf_filter_next_id(void)
-{
-	lockdep_assert_held(&pf_lock);
-	return ++pf_last_id;
-}
-
 /* Arms @f, replacing any armed filter; takes ownership of @f. */
 int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 {
@@ -164,7 +158,7 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 		goto err;
 	}
 
-	f->id = pf_filter_next_id();
+	f->id = ++pf_last_id;
 	atomic_set(&f->remaining, f->count);
 	rcu_assign_pointer(pf_active, f);
 	pf_reason = "";

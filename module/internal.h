@@ -54,7 +54,6 @@ void pf_filter_clear(const char *reason);
 void pf_filter_owner_gone(struct net *net, u32 portid);
 struct pf_filter *pf_filter_get_locked(void);
 void pf_filter_stats(struct pf_stats *sum);
-u32 pf_filter_next_id(void);
 const char *pf_filter_reason_locked(void);
 bool pf_rcv_begin(struct sk_buff *skb, enum pf_slot slot);
 void pf_rcv_end(void);

@@ -3,6 +3,8 @@
 # make               module/pktfilt.ko for the running kernel, and tool/pktfilt
 # make KDIR=DIR      the module against another kernel's headers
 # make check         unit tests, then the VM tests on Debian 6.1 and 6.12
+# make check-debug   the VM tests on Debian's 6.1 built with KASAN, lockdep,
+#                    KMEMLEAK and DEBUG_ATOMIC_SLEEP (built once, cached)
 # make demo          one packet's graph among background traffic, in the VM
 # make install       the module (into /lib/modules/KVER/extra) and the tool
 
@@ -23,6 +25,13 @@ tool:
 check:
 	selftests/check
 
+# Hours under TCG, so not part of make check (README, "A debug kernel").
+check-debug:
+	selftests/vm/debug-kernel
+	PKTFILT_KERNELS=6.1-debug PKTFILT_RT_KERNELS= PKTFILT_CHECK_HOST=0 \
+	PKTFILT_VM_TIMEOUT=$${PKTFILT_VM_TIMEOUT:-7200} PKTFILT_VM_MEM=$${PKTFILT_VM_MEM:-2048} \
+		selftests/check
+
 demo:
 	selftests/vm/demo
 
@@ -38,4 +47,4 @@ clean:
 	$(MAKE) -C tool clean
 	$(MAKE) -C selftests/unit clean
 
-.PHONY: all module tool check demo modules_install install clean
+.PHONY: all module tool check check-debug demo modules_install install clean

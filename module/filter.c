@@ -7,6 +7,7 @@
  * kretprobe and the filter pointer: hooks are installed before a filter is
  * published, and removed (with synchronize_net()) before the gate goes.
  */
+#include <linux/irq_work.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/workqueue.h>
@@ -29,6 +30,12 @@ static atomic_t pf_exhausted_id = ATOMIC_INIT(0);
 static void pf_exhausted_work_fn(struct work_struct *work);
 static DECLARE_WORK(pf_exhausted_work, pf_exhausted_work_fn);
 
+/* The filter tracefs changed under; disarmed from process context. */
+static void pf_stale_work_fn(struct work_struct *work);
+static DECLARE_WORK(pf_stale_work, pf_stale_work_fn);
+static void pf_stale_irq_work_fn(struct irq_work *work);
+static DEFINE_IRQ_WORK(pf_stale_irq_work, pf_stale_irq_work_fn);
+
 /*
  * Decides for one packet, before its handler runs. Returns true if the
  * gate is open and pf_rcv_end() must close it after the handler.
@@ -48,7 +55,7 @@ bool notrace pf_rcv_begin(struct sk_buff *skb, enum pf_slot slot)
 
 	if (pf_gate_is_open())
 		return false;
-	if (!pf_gate_ready()) {
+	if (READ_ONCE(f->stale) || !pf_gate_ready()) {
 		this_cpu_inc(pf_stats.not_ready);
 		return false;
 	}
@@ -199,6 +206,38 @@ void pf_filter_owner_gone(struct net *net, u32 portid)
 	mutex_unlock(&pf_lock);
 }
 
+/*
+ * A kprobe in watch.c saw a tracefs write that changes what the armed
+ * filter relies on. Kprobe context (NMI-like): mark the filter, so that no
+ * packet is traced any more, and leave the disarming to a work item.
+ */
+void notrace pf_filter_tracefs_changed(const char *reason)
+{
+	struct pf_filter *f;
+
+	rcu_read_lock();
+	f = rcu_dereference(pf_active);
+	if (f && !cmpxchg(&f->stale, NULL, reason))
+		irq_work_queue(&pf_stale_irq_work);
+	rcu_read_unlock();
+}
+
+static void pf_stale_irq_work_fn(struct irq_work *work)
+{
+	schedule_work(&pf_stale_work);
+}
+
+static void pf_stale_work_fn(struct work_struct *work)
+{
+	struct pf_filter *f;
+
+	mutex_lock(&pf_lock);
+	f = rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
+	if (f && f->stale)
+		pf_disarm_locked(f->stale);
+	mutex_unlock(&pf_lock);
+}
+
 static void pf_exhausted_work_fn(struct work_struct *work)
 {
 	struct pf_filter *f;
@@ -238,8 +277,11 @@ void pf_filter_stats(struct pf_stats *sum)
 	}
 }
 
+/* After pf_watch_exit(): nothing marks a filter stale any more. */
 void pf_filter_exit(void)
 {
+	irq_work_sync(&pf_stale_irq_work);
+	cancel_work_sync(&pf_stale_work);
 	cancel_work_sync(&pf_exhausted_work);
 	pf_filter_clear("module unloaded");
 	/* Wait for kfree_rcu() of replaced filters before the code goes. */

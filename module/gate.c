@@ -31,6 +31,14 @@
  *    would leave a PID behind that nothing resets: the gate stays shut.
  * sprint_symbol() (KALLSYMS_ALL) tells the top-level trace array,
  * global_trace, from the trace arrays of tracefs instances.
+ *
+ * On PREEMPT_RT, softirqs run in preemptible task context: a context switch
+ * inside the handler makes ftrace's probe recompute the per-CPU value, for
+ * the next task and again for ours when it comes back, which would leave the
+ * rest of the graph untraced. A probe of our own, registered after ftrace's,
+ * opens the gate again when the task it was opened for is switched back in.
+ * The task cannot move meanwhile: softirq processing on RT is migration
+ * disabled, and serialized per CPU, so no other hook call can interleave.
  */
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -67,12 +75,15 @@ enum pf_mode {
 	PF_MODE_OBSERVE,	/* record its answer in pf_answer */
 	PF_MODE_SKIP,		/* do not run it, answer pf_answer */
 	PF_MODE_CLOSE,		/* the same, called with interrupts off */
+	PF_MODE_REOPEN,		/* do not run it, answer false; in sched_switch */
 };
 
 static DEFINE_PER_CPU(int, pf_mode);
 static DEFINE_PER_CPU(unsigned long, pf_answer);
 static DEFINE_PER_CPU(int, pf_done);	/* the kprobe did what pf_mode said */
 static DEFINE_PER_CPU(int, pf_open);	/* between open and close */
+static DEFINE_PER_CPU(struct task_struct *, pf_open_task);	/* who opened */
+static bool pf_switch_probe_registered;
 
 static void pf_find_sched_switch(struct tracepoint *tp, void *priv)
 {
@@ -130,7 +141,7 @@ static bool pf_probe_lookup(void)
 		    pf_is_symbol_start(it->data, PF_TRACE_NAME) &&
 		    pf_has_endbr(it->func)) {
 			pf_probe = it->func;
-			pf_trace = it->data;
+			WRITE_ONCE(pf_trace, it->data);
 			found = true;
 			break;
 		}
@@ -159,6 +170,12 @@ bool notrace pf_gate_ready(void)
 	return found;
 }
 
+/* Is @tr the trace array the gate steers? Any context. */
+bool notrace pf_gate_is_trace_array(const void *tr)
+{
+	return tr == READ_ONCE(pf_trace);
+}
+
 /*
  * Is this trace_ignore_this_task() call the gate's own, in @mode? pf_mode is
  * set around the gate's calls, which run in softirq context with interrupts
@@ -183,6 +200,13 @@ static bool notrace pf_is_gate_call(struct pt_regs *regs, int mode)
 static bool notrace pf_is_close_call(struct pt_regs *regs)
 {
 	return this_cpu_read(pf_mode) == PF_MODE_CLOSE &&
+	       !(regs->flags & X86_EFLAGS_IF);
+}
+
+/* The RT re-open from our sched_switch probe: interrupts off too. */
+static bool notrace pf_is_reopen_call(struct pt_regs *regs)
+{
+	return this_cpu_read(pf_mode) == PF_MODE_REOPEN &&
 	       !(regs->flags & X86_EFLAGS_IF);
 }
 
@@ -213,9 +237,14 @@ static struct kretprobe pf_tit_krp = {
  */
 static int notrace pf_tit_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	if (!pf_is_gate_call(regs, PF_MODE_SKIP) && !pf_is_close_call(regs))
+	if (pf_is_reopen_call(regs)) {
+		regs_set_return_value(regs, 0);
+	} else if (pf_is_gate_call(regs, PF_MODE_SKIP) ||
+		   pf_is_close_call(regs)) {
+		regs_set_return_value(regs, this_cpu_read(pf_answer));
+	} else {
 		return 0;
-	regs_set_return_value(regs, this_cpu_read(pf_answer));
+	}
 	int3_emulate_ret(regs);
 	this_cpu_write(pf_done, 1);
 	return 1;
@@ -247,12 +276,12 @@ static void pf_probes_reset(void)
 	pf_tit_krp.nmissed = 0;
 }
 
-/* Calls the sched_switch probe for current with @mode set. */
-static bool notrace pf_call_probe(int mode)
+/* Calls ftrace's sched_switch probe for @next with @mode set. */
+static bool notrace pf_call_probe(int mode, struct task_struct *next)
 {
 	this_cpu_write(pf_done, 0);
 	this_cpu_write(pf_mode, mode);
-	pf_probe(pf_trace, false, current, current, TASK_RUNNING);
+	pf_probe(pf_trace, false, current, next, TASK_RUNNING);
 	this_cpu_write(pf_mode, PF_MODE_NONE);
 	return this_cpu_read(pf_done);
 }
@@ -270,15 +299,29 @@ bool notrace pf_gate_is_open(void)
 bool notrace pf_gate_open(void)
 {
 	unsigned long answer;
-	bool open;
+	bool open = false;
 
-	if (!pf_call_probe(PF_MODE_OBSERVE))
-		return false;
+	/*
+	 * On RT the softirq is preemptible: a switch between setting pf_mode
+	 * and the kprobe would run pf_switch_probe(), which resets pf_mode,
+	 * and the real trace_ignore_this_task() would then shut the gate
+	 * while pf_done says it opened. ftrace's probe also expects to run
+	 * non-preemptible (rcu_dereference_sched). Preemption is off anyway
+	 * in softirq context elsewhere.
+	 */
+	preempt_disable_notrace();
+	if (!pf_call_probe(PF_MODE_OBSERVE, current))
+		goto out;
 	answer = this_cpu_read(pf_answer);
 	this_cpu_write(pf_answer, 0);	/* false: trace this task */
-	open = pf_call_probe(PF_MODE_SKIP);
+	/* Open before the call: a preemption right after it re-opens (RT). */
+	this_cpu_write(pf_open_task, current);
+	this_cpu_write(pf_open, 1);
+	open = pf_call_probe(PF_MODE_SKIP, current);
 	this_cpu_write(pf_answer, answer);
 	this_cpu_write(pf_open, open);
+out:
+	preempt_enable_notrace();
 	return open;
 }
 
@@ -294,7 +337,7 @@ void notrace pf_gate_close(void)
 	 * to "trace all": calling the probe now would leave a PID behind.
 	 */
 	if (pf_gate_ready())
-		pf_call_probe(PF_MODE_CLOSE);
+		pf_call_probe(PF_MODE_CLOSE, current);
 	local_irq_restore(flags);
 }
 
@@ -352,17 +395,50 @@ void pf_gate_disarm(void)
 	pf_probes_registered = false;
 }
 
+/*
+ * RT only: runs after every other sched_switch probe, ftrace's included (it
+ * has the default priority), with interrupts off. When the task that opened
+ * the gate on this CPU is switched back in, ftrace has just shut the gate
+ * for it: open it again.
+ */
+static void notrace pf_switch_probe(void *data, bool preempt,
+				    struct task_struct *prev,
+				    struct task_struct *next,
+				    unsigned int prev_state)
+{
+	if (!this_cpu_read(pf_open) || next != this_cpu_read(pf_open_task))
+		return;
+	if (pf_gate_ready())
+		pf_call_probe(PF_MODE_REOPEN, next);
+}
+
 int pf_gate_init(void)
 {
+	int ret;
+
 	for_each_kernel_tracepoint(pf_find_sched_switch, &pf_sched_switch);
 	if (!pf_sched_switch) {
 		pr_err("pktfilt: no sched_switch tracepoint (CONFIG_TRACEPOINTS?)\n");
 		return -ENOENT;
 	}
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		return 0;
+	ret = tracepoint_probe_register_prio(pf_sched_switch, pf_switch_probe,
+					     NULL, INT_MIN);
+	if (ret) {
+		pr_err("pktfilt: cannot register a sched_switch probe: %d\n", ret);
+		return ret;
+	}
+	pf_switch_probe_registered = true;
 	return 0;
 }
 
 void pf_gate_exit(void)
 {
 	pf_gate_disarm();
+	if (pf_switch_probe_registered) {
+		tracepoint_probe_unregister(pf_sched_switch, pf_switch_probe, NULL);
+		tracepoint_synchronize_unregister();
+		pf_switch_probe_registered = false;
+	}
 }

@@ -36,6 +36,7 @@ struct pf_filter {
 	u32 owner_portid;	/* netlink socket that armed it, if OWNED */
 	struct net *owner_net;	/* not a reference: only compared */
 	unsigned int slots;	/* bit per enum pf_slot that must be hooked */
+	const char *stale;	/* tracefs changed: disarm with this reason */
 };
 
 struct pf_stats {
@@ -57,6 +58,7 @@ void pf_filter_stats(struct pf_stats *sum);
 const char *pf_filter_reason_locked(void);
 bool pf_rcv_begin(struct sk_buff *skb, enum pf_slot slot);
 void pf_rcv_end(void);
+void pf_filter_tracefs_changed(const char *reason);
 void pf_filter_exit(void);
 
 /* hooks.c: wrapping inet_protos[] / inet6_protos[] slots */
@@ -76,9 +78,14 @@ void pf_gate_exit(void);
 int pf_gate_arm(struct netlink_ext_ack *extack);
 void pf_gate_disarm(void);
 bool pf_gate_ready(void);
+bool pf_gate_is_trace_array(const void *tr);
 bool pf_gate_open(void);
 bool pf_gate_is_open(void);
 void pf_gate_close(void);
+
+/* watch.c: disarming when tracefs changes under an armed filter */
+void pf_watch_init(void);
+void pf_watch_exit(void);
 
 /* genl.c: the generic netlink family */
 int pf_genl_init(void);

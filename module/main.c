@@ -22,8 +22,10 @@ static int __init pktfilt_init(void)
 	ret = pf_gate_init();
 	if (ret)
 		return ret;
+	pf_watch_init();
 	ret = pf_genl_init();
 	if (ret) {
+		pf_watch_exit();
 		pf_gate_exit();
 		return ret;
 	}
@@ -32,8 +34,9 @@ static int __init pktfilt_init(void)
 
 static void __exit pktfilt_exit(void)
 {
-	/* No new requests, then no filter, no hook, no gate. */
+	/* No new requests or tracefs marks, then no filter, hook, gate. */
 	pf_genl_exit();
+	pf_watch_exit();
 	pf_filter_exit();
 	pf_gate_exit();
 }

@@ -18,6 +18,7 @@ export TERM="${TERM:-linux}"
 VM_MARKER=
 VM_INTERACTIVE=0
 VM_DMESG_IGNORE=
+VM_TIMEOUT=
 # shellcheck source=/dev/null
 . /etc/vm/env
 
@@ -47,6 +48,20 @@ done </etc/vm/modules
 
 ip link set lo up
 
+hang_report() {
+	echo "vm-init: still running 60 s before the timeout; processes:"
+	for d in /proc/[0-9]*; do
+		read -r _st <"$d/stat" 2>/dev/null || continue
+		_cmd=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)
+		[ -n "$_cmd" ] || continue	# kernel threads
+		echo "vm-init: ${d#/proc/} $(echo "$_st" | sed 's/^[^)]*) //' | cut -d' ' -f1) $_cmd"
+		sed 's/^/vm-init:     /' "$d/stack" 2>/dev/null | head -12
+	done
+	echo "vm-init: blocked tasks and the kernel log's tail:"
+	echo w >/proc/sysrq-trigger 2>/dev/null
+	dmesg | tail -80 | sed 's/^/vm-init: /'
+}
+
 cd /pktfilt || cd /
 if [ "$VM_INTERACTIVE" = 1 ]; then
 	echo "pktfilt VM: $(uname -r); 'poweroff -f' or exit the shell to stop"
@@ -59,8 +74,15 @@ if [ "$VM_INTERACTIVE" = 1 ]; then
 	fi
 	rc=$?
 else
+	# A run about to be killed for its timeout says first where every
+	# process waits: a hang in user space prints nothing by itself.
+	if [ "${VM_TIMEOUT:-0}" -gt 120 ]; then
+		(sleep $((VM_TIMEOUT - 60)) && hang_report) &
+		hang_pid=$!
+	fi
 	/bin/sh /etc/vm/cmd </dev/null
 	rc=$?
+	[ -n "${hang_pid:-}" ] && kill "$hang_pid" 2>/dev/null
 fi
 
 # Kernel complaints anywhere since boot fail the run. VM_DMESG_IGNORE is an

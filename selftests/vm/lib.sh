@@ -70,8 +70,41 @@ check_dmesg() {
 	ok "$_name"
 }
 
+# --- kmemleak (debug kernels) -------------------------------------------------
+
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
+# kmemleak_baseline: on a kernel with kmemleak, forget what it suspects
+# already (boot-time allocations of the kernel's own), so that the check at
+# the end reports only what leaked while the test ran. Run when lib.sh is
+# sourced.
+kmemleak_baseline() {
+	[ -w $KMEMLEAK ] || return 0
+	echo scan > $KMEMLEAK 2>/dev/null
+	echo clear > $KMEMLEAK 2>/dev/null
+	return 0
+}
+
+# kmemleak_check: on a kernel with kmemleak, fail if it suspects anything
+# allocated since kmemleak_baseline, printing the reports. An object must be
+# unreferenced for 5 s and through two scans before kmemleak reports it.
+kmemleak_check() {
+	[ -w $KMEMLEAK ] || return 0
+	echo scan > $KMEMLEAK
+	sleep 6
+	echo scan > $KMEMLEAK
+	_n=$(grep -c '^unreferenced object' $KMEMLEAK)
+	if [ "$_n" -eq 0 ]; then
+		ok "kmemleak: no suspected leaks"
+	else
+		sed 's/^/# /' $KMEMLEAK | head -60
+		fail "kmemleak" "$_n suspected leak(s) (above)"
+	fi
+}
+
 # summary: the closing line; returns 1 if anything failed.
 summary() {
+	kmemleak_check
 	echo "vmtest: $VMTEST_PASSED passed, $VMTEST_FAILED failed"
 	[ "$VMTEST_FAILED" -eq 0 ]
 }
@@ -153,3 +186,5 @@ tracefs_reset() {
 	echo >"$TRACEFS/trace"
 	echo 1 >"$TRACEFS/tracing_on"
 }
+
+kmemleak_baseline

@@ -116,10 +116,75 @@ trace_teardown() {
 	echo 1 > $T/tracing_on
 }
 
-# Entries at depth 0 of the graph other than comments (events) and closing
-# braces: the roots. Prints one function name per line.
+# The roots of the graphs in /tmp/trace.txt, one function name per line: on
+# each CPU, a function entered while no graph is open there. A graph is open
+# from a root "f() {" to the closing brace at the root's depth (a leaf root
+# "f();" is a whole graph). Three things ftrace does are why this is not just
+# "the lines at depth 0" (each seen about once in 5,000 graphs):
+#  - an interrupt that arrives in ftrace's return path of the root, after
+#    the depth went back down and before the graph's "it is nested" state is
+#    cleared, records irq_enter_rcu() at depth 0 inside the root's braces
+#    (on RT also the preemption at the interrupt's exit, with braces of its
+#    own): part of that graph, not graphs of their own;
+#  - one that arrives in ftrace's entry path of the root, after that state
+#    is set and before the root's line is written, records irq_enter_rcu()
+#    and the like one level deeper just before the root's line: a prelude,
+#    dropped when a shallower root follows on that CPU;
+#  - a graph can be recorded one level deeper than the CPU's depth, its
+#    root at depth 1: still a root, nothing open encloses it.
+# trace_roots -n: "LINE NAME", LINE the root's line number in the file.
 trace_roots() {
-	sed -n 's/^ *[0-9]*)[^|]*|  \([A-Za-z_][A-Za-z0-9_.]*\)().*/\1/p' /tmp/trace.txt
+	awk -v lines="${1:-}" '
+	function out(nr, name) { print (lines == "-n" ? nr " " name : name) }
+	function flush(c,   i) {
+		for (i = 1; i <= np[c]; i++)
+			out(pnr[c, i], pname[c, i])
+		np[c] = 0
+	}
+	match($0, /^ *[0-9]+\)/) {
+		cpu = substr($0, RSTART, RLENGTH) + 0
+		s = $0
+		if (!sub(/^[^|]*\|/, "", s))
+			next
+		match(s, /^ */)
+		depth = (RLENGTH - 2) / 2
+		s = substr(s, RLENGTH + 1)
+		if (s ~ /^\/\* pktfilt_packet:/) {
+			flush(cpu)
+			open[cpu] = 0		# a new packet: whatever was open ended
+		} else if (s ~ /^}/) {
+			if (!open[cpu] || depth > root[cpu])
+				next
+			if (inner[cpu])
+				inner[cpu]--	# closes a function at the root depth
+			else
+				open[cpu] = 0
+		} else if (s ~ /^[A-Za-z_][A-Za-z0-9_.]*\(\)/) {
+			if (open[cpu]) {
+				if (depth <= root[cpu] && $0 ~ /\{ *$/)
+					inner[cpu]++
+				next
+			}
+			sub(/\(.*/, "", s)
+			if (np[cpu] && depth < pmin[cpu])
+				np[cpu] = 0	# a prelude of this root
+			if (depth == 0) {
+				out(NR, s)
+			} else {
+				if (!np[cpu] || depth < pmin[cpu])
+					pmin[cpu] = depth
+				np[cpu]++
+				pnr[cpu, np[cpu]] = NR
+				pname[cpu, np[cpu]] = s
+			}
+			if ($0 ~ /\{ *$/) {
+				open[cpu] = 1
+				root[cpu] = depth
+				inner[cpu] = 0
+			}
+		}
+	}
+	END { for (c in np) flush(c) }' /tmp/trace.txt
 }
 
 trace_events() { grep 'pktfilt_packet:' /tmp/trace.txt; }

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Watching tracefs: an armed filter relies on the top-level trace array
+ * keeping the tracer, the PID filter and the buffers it was armed with.
+ * When one of them changes, the filter is disarmed, with the reason
+ * `pktfilt show` prints, instead of tracing into a setup that no longer
+ * fits (a nop tracer eating the --count, a PID filter that now traces
+ * other tasks, a buffer being resized under a graph).
+ *
+ * There is no notifier for tracefs writes, so kprobes sit on the functions
+ * behind the files. They are registered at load time, while nothing is
+ * likely to be running them, and fire only on writes to tracefs, never per
+ * packet. A watcher that cannot be registered (a renamed function on some
+ * other kernel) is reported in dmesg and the others still work.
+ *
+ * Each handler finds the trace array the write is for from its arguments
+ * (x86-64: di, si) and ignores tracefs instances: only the array the gate
+ * steers (global_trace) matters.
+ */
+#include <linux/fs.h>
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <linux/seq_file.h>
+
+#include "internal.h"
+
+/* int f(struct trace_array *tr, const char *buf) */
+static const void *pf_tr_arg0(struct pt_regs *regs)
+{
+	return (const void *)regs->di;
+}
+
+/* int f(struct inode *inode, struct file *file): O_TRUNC empties the list */
+static const void *pf_tr_truncating_open(struct pt_regs *regs)
+{
+	const struct inode *inode = (const struct inode *)regs->di;
+	const struct file *file = (const struct file *)regs->si;
+
+	if (!(file->f_mode & FMODE_WRITE) || !(file->f_flags & O_TRUNC))
+		return NULL;
+	return inode->i_private;
+}
+
+/* ssize_t f(struct file *filp, ...) on a seq_file whose private is tr */
+static const void *pf_tr_seq_write(struct pt_regs *regs)
+{
+	const struct file *file = (const struct file *)regs->di;
+	const struct seq_file *m = file->private_data;
+
+	return m ? m->private : NULL;
+}
+
+/* ssize_t f(struct file *filp, ...) on a file created with tr as data */
+static const void *pf_tr_inode_write(struct pt_regs *regs)
+{
+	const struct file *file = (const struct file *)regs->di;
+
+	return file_inode(file)->i_private;
+}
+
+struct pf_watch {
+	struct kprobe kp;
+	const char *symbol;
+	const void *(*trace_array)(struct pt_regs *regs);
+	const char *what;
+	const char *reason;	/* for pktfilt show */
+	bool registered;
+};
+
+#define PF_WATCH(sym, fn, why) {				\
+	.symbol = sym, .trace_array = fn, .what = why,		\
+	.reason = "tracefs changed while armed: " why,		\
+}
+
+static struct pf_watch pf_watches[] = {
+	PF_WATCH("tracing_set_tracer", pf_tr_arg0,
+		 "current_tracer was written"),
+	PF_WATCH("ftrace_pid_open", pf_tr_truncating_open,
+		 "set_ftrace_pid was written"),
+	PF_WATCH("ftrace_pid_write", pf_tr_seq_write,
+		 "set_ftrace_pid was written"),
+	PF_WATCH("ftrace_no_pid_open", pf_tr_truncating_open,
+		 "set_ftrace_notrace_pid was written"),
+	PF_WATCH("ftrace_no_pid_write", pf_tr_seq_write,
+		 "set_ftrace_notrace_pid was written"),
+	PF_WATCH("tracing_entries_write", pf_tr_inode_write,
+		 "buffer_size_kb was written"),
+};
+
+static int pf_watch_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	const struct pf_watch *w = container_of(p, struct pf_watch, kp);
+	const void *tr = w->trace_array(regs);
+
+	if (tr && pf_gate_is_trace_array(tr))
+		pf_filter_tracefs_changed(w->reason);
+	return 0;
+}
+
+/*
+ * Does nothing; its presence is what matters: a kprobe with a post handler
+ * is never optimized into a jump. Optimizing, and undoing it at rmmod, runs the
+ * kprobe optimizer, which waits for an RCU Tasks grace period while holding
+ * kprobe_mutex and text_mutex; insmod and rmmod then waited for it, seconds
+ * per cycle on 6.1 under TCG with traffic running.
+ */
+static void pf_watch_post(struct kprobe *p, struct pt_regs *regs,
+			  unsigned long flags)
+{
+}
+
+void pf_watch_exit(void)
+{
+	struct kprobe *kps[ARRAY_SIZE(pf_watches)];
+	int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(pf_watches); i++) {
+		if (pf_watches[i].registered)
+			kps[n++] = &pf_watches[i].kp;
+		pf_watches[i].registered = false;
+	}
+	/* One RCU grace period for all of them: rmmod stays quick. */
+	if (n)
+		unregister_kprobes(kps, n);
+}
+
+void pf_watch_init(void)
+{
+	struct pf_watch *w;
+	int ret;
+
+	for (w = pf_watches; w < pf_watches + ARRAY_SIZE(pf_watches); w++) {
+		memset(&w->kp, 0, sizeof(w->kp));
+		w->kp.symbol_name = w->symbol;
+		w->kp.pre_handler = pf_watch_pre;
+		w->kp.post_handler = pf_watch_post;
+		ret = register_kprobe(&w->kp);
+		if (ret) {
+			pr_warn("pktfilt: no kprobe on %s (error %d): an armed filter will not notice when %s\n",
+				w->symbol, ret, w->what);
+			continue;
+		}
+		w->registered = true;
+	}
+}

@@ -40,6 +40,13 @@ mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 ln -s /proc/self/fd /dev/fd 2>/dev/null
 ln -s /proc/mounts /etc/mtab 2>/dev/null
 hostname pktfilt-vm
+# selftests/check boots some groups with maxcpus=1, so that code patching
+# at boot (ftrace=function_graph) runs on one vCPU only: the emulator can
+# run stale text on a vCPU running while another patches it. The tests
+# want every vCPU, so the rest come online here.
+for _c in /sys/devices/system/cpu/cpu[0-9]*/online; do
+	[ "$(cat "$_c" 2>/dev/null)" = 0 ] && echo 1 >"$_c"
+done
 echo /sbin/modprobe >/proc/sys/kernel/modprobe
 
 while read -r m; do

@@ -5,6 +5,8 @@
 # make check         unit tests, then the VM tests on Debian 6.1 and 6.12
 # make check-debug   the VM tests on Debian's 6.1 built with KASAN, lockdep,
 #                    KMEMLEAK and DEBUG_ATOMIC_SLEEP (built once, cached)
+# make bench         what pktfilt costs, against function_graph and bpftrace, in
+#                    the VM on 6.1 and 6.12: BENCHMARKS.md, bench.png
 # make demo          one packet's graph among background traffic, in the VM
 # make install       the module (into /lib/modules/KVER/extra) and the tool
 
@@ -35,6 +37,9 @@ check-debug:
 demo:
 	selftests/vm/demo
 
+bench:
+	selftests/vm/bench
+
 modules_install: module
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 
@@ -47,4 +52,4 @@ clean:
 	$(MAKE) -C tool clean
 	$(MAKE) -C selftests/unit clean
 
-.PHONY: all module tool check check-debug demo modules_install install clean
+.PHONY: all module tool check check-debug bench demo modules_install install clean

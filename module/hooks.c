@@ -14,6 +14,7 @@
  * "next header".
  */
 #include <linux/in.h>
+#include <linux/sched/clock.h>
 #include <net/protocol.h>
 
 #include "internal.h"
@@ -61,18 +62,52 @@ u8 notrace pf_slot_family(enum pf_slot slot)
  * The common body of the wrappers. notrace: the graph must start at the
  * original handler, not at pktfilt.
  */
-static __always_inline int pf_hook_rcv(struct sk_buff *skb, enum pf_slot slot)
+static __always_inline int pf_hook_call(struct sk_buff *skb, enum pf_slot slot)
 {
 	const struct pf_hook *h = &pf_hooks[slot];
-	bool traced = pf_rcv_begin(skb, slot);
-	int ret;
 
 #if IS_ENABLED(CONFIG_IPV6)
 	if (h->family == PF_FAMILY_IPV6)
-		ret = h->orig6->handler(skb);
-	else
+		return h->orig6->handler(skb);
 #endif
-		ret = h->orig4->handler(skb);
+	return h->orig4->handler(skb);
+}
+
+/*
+ * The same, timed (timing.c). The clock is not read while the gate is
+ * open: for a traced packet the time runs to after the gate is closed.
+ */
+static int notrace pf_hook_rcv_timed(struct sk_buff *skb, enum pf_slot slot)
+{
+	u64 matched = this_cpu_read(pf_stats.matched);
+	u64 t0 = local_clock();
+	bool traced = pf_rcv_begin(skb, slot);
+	enum pf_timing_kind kind = PF_TIMING_TRACED;
+	int ret;
+
+	if (!traced) {
+		if (this_cpu_read(pf_stats.matched) == matched) {
+			pf_timing_add(PF_TIMING_NOMATCH, local_clock() - t0);
+			return pf_hook_call(skb, slot);
+		}
+		kind = PF_TIMING_UNTRACED;
+	}
+	ret = pf_hook_call(skb, slot);
+	if (traced)
+		pf_rcv_end();
+	pf_timing_add(kind, local_clock() - t0);
+	return ret;
+}
+
+static __always_inline int pf_hook_rcv(struct sk_buff *skb, enum pf_slot slot)
+{
+	bool traced;
+	int ret;
+
+	if (static_branch_unlikely(&pf_timing_key))
+		return pf_hook_rcv_timed(skb, slot);
+	traced = pf_rcv_begin(skb, slot);
+	ret = pf_hook_call(skb, slot);
 	if (traced)
 		pf_rcv_end();
 	return ret;

@@ -4,6 +4,7 @@
 #define PKTFILT_INTERNAL_H
 
 #include <linux/atomic.h>
+#include <linux/jump_label.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
@@ -86,6 +87,19 @@ void pf_gate_close(void);
 /* watch.c: disarming when tracefs changes under an armed filter */
 void pf_watch_init(void);
 void pf_watch_exit(void);
+
+/* timing.c: the hooks' cost per packet, with timing=1 (make bench) */
+enum pf_timing_kind {
+	PF_TIMING_NOMATCH,
+	PF_TIMING_UNTRACED,
+	PF_TIMING_TRACED,
+	PF_TIMING_NUM
+};
+
+DECLARE_STATIC_KEY_FALSE(pf_timing_key);
+void pf_timing_init(void);
+void pf_timing_exit(void);
+void pf_timing_add(enum pf_timing_kind kind, u64 ns);
 
 /* genl.c: the generic netlink family */
 int pf_genl_init(void);

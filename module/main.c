@@ -23,8 +23,10 @@ static int __init pktfilt_init(void)
 	if (ret)
 		return ret;
 	pf_watch_init();
+	pf_timing_init();
 	ret = pf_genl_init();
 	if (ret) {
+		pf_timing_exit();
 		pf_watch_exit();
 		pf_gate_exit();
 		return ret;
@@ -38,6 +40,7 @@ static void __exit pktfilt_exit(void)
 	pf_genl_exit();
 	pf_watch_exit();
 	pf_filter_exit();
+	pf_timing_exit();
 	pf_gate_exit();
 }
 

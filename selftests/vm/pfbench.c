@@ -7,6 +7,7 @@
  *   pfbench tcp-sink   --port N [--cpu N]
  *   pfbench udp-rr     --dst ADDR --port N --seconds S [--size N] [--cpu N]
  *   pfbench tcp-stream --dst ADDR --port N --seconds S [--size N] [--cpu N]
+ *   pfbench now
  *
  * The servers bind the wildcard address of ADDR's family (IPv6 with
  * IPV6_V6ONLY off, so both) and run until killed. udp-rr sends a --size
@@ -14,7 +15,9 @@
  * (one lost datagram costs a 100 ms timeout and is counted); tcp-stream
  * writes --size byte blocks (default 65536) for S seconds. The clients print
  * one line: "pfbench: MODE ops=N bytes=N lost=N seconds=F" (ops: echoed
- * transactions, or write() calls). Exit status 0, 1 on an error.
+ * transactions, or write() calls). "now" prints CLOCK_MONOTONIC in
+ * nanoseconds, to time what happens between two calls. Exit status 0, 1 on
+ * an error.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -40,7 +43,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: pfbench udp-echo|tcp-sink --port N [--cpu N]\n"
-		"       pfbench udp-rr|tcp-stream --dst ADDR --port N --seconds S [--size N] [--cpu N]\n");
+		"       pfbench udp-rr|tcp-stream --dst ADDR --port N --seconds S [--size N] [--cpu N]\n"
+		"       pfbench now\n");
 	exit(1);
 }
 
@@ -233,6 +237,10 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		usage();
 	mode = argv[1];
+	if (!strcmp(mode, "now") && argc == 2) {
+		printf("%.0f\n", now() * 1e9);
+		return 0;
+	}
 	optind = 2;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {

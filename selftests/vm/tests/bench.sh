@@ -1,0 +1,235 @@
+# SPDX-License-Identifier: GPL-2.0
+# make bench, the part that runs in the VM (selftests/vm/bench boots it and
+# turns the "bench:" lines printed here into BENCHMARKS.md). Nothing here
+# is a test: no case fails, figures are printed.
+#
+#	selftests/vm/run --kernel 6.12 -- sh selftests/vm/tests/bench.sh
+#
+# Knobs (environment): BENCH_ROUNDS (5), BENCH_SECONDS (3),
+# BENCH_FASTPATH_PACKETS (1000000), BENCH_SCOPE (the --functions globs of
+# the scoped configuration), BENCH_CONFIGS (all of them, in this order).
+#
+# Traffic: netns a sends, b receives (10.9.0.1 -> 10.9.0.2 over veth):
+# UDP request/response (64 bytes, port 7001) and a TCP stream (port 7002).
+# The filter names UDP port 9000, so no packet of it matches. Throughput is
+# packets per second through the IP receive path of both namespaces
+# (Ip InReceives: requests, responses, data segments, ACKs).
+
+. /pktfilt/selftests/vm/lib.sh
+. /pktfilt/selftests/vm/tests/common.sh
+
+ROUNDS=${BENCH_ROUNDS:-5}
+SECS=${BENCH_SECONDS:-3}
+CONFIGS=${BENCH_CONFIGS:-baseline disarmed armed_all armed_scoped fgraph_unfiltered bpftrace}
+SCOPE=${BENCH_SCOPE:-__udp4_lib_lookup*,__inet_lookup*,ip_route_*,fib_*,nf_hook_slow,security_*,kmem_cache_alloc*,kfree*,_raw_spin_lock*,sock_queue_rcv_skb*,tcp_queue_rcv,sock_def_readable}
+FILTER="--proto udp --dport 9000"
+
+in_receives() {
+	ip netns exec "$1" awk '/^Ip: [0-9]/ { print $4 }' /proc/net/snmp
+}
+now_ns() { pfbench now; }
+
+# traffic CONFIG ROUND: each workload for SECS seconds, one bench line each.
+traffic() {
+	for w in udp_rr tcp_stream; do
+		a0=$(in_receives a) b0=$(in_receives b) t0=$(now_ns)
+		if [ $w = udp_rr ]; then
+			out=$(ip netns exec a pfbench udp-rr --dst 10.9.0.2 --port 7001 --seconds "$SECS")
+		else
+			out=$(ip netns exec a pfbench tcp-stream --dst 10.9.0.2 --port 7002 --seconds "$SECS")
+		fi
+		t1=$(now_ns) a1=$(in_receives a) b1=$(in_receives b)
+		bytes=$(echo "$out" | sed -n 's/.* bytes=\([0-9]*\).*/\1/p')
+		echo "bench: round=$2 config=$1 workload=$w" \
+			"packets=$((a1 - a0 + b1 - b0)) ns=$((t1 - t0)) bytes=${bytes:-0}"
+	done
+}
+
+# The configurations. Each starts from: module not loaded, nop tracer.
+run_baseline() { traffic baseline "$1"; }
+
+run_disarmed() {
+	insmod $PKTFILT_KO
+	traffic disarmed "$1"
+	rmmod pktfilt
+}
+
+# What a user of pktfilt trace waits in: every function patched, the PID
+# filter keeping all but the gate's CPU out.
+run_armed_all() {
+	insmod $PKTFILT_KO
+	pktfilt trace $FILTER --count 0 -o /dev/null -- sh -c ". /tmp/bench-traffic.sh; traffic armed_all $1"
+	rmmod pktfilt
+}
+
+run_armed_scoped() {
+	insmod $PKTFILT_KO
+	pktfilt trace $FILTER --count 0 --functions "$SCOPE" -o /dev/null -- \
+		sh -c ". /tmp/bench-traffic.sh; traffic armed_scoped $1"
+	rmmod pktfilt
+}
+
+# What people do today: function_graph from the handlers, every packet.
+run_fgraph_unfiltered() {
+	echo 0 > $T/tracing_on
+	echo 0 > $T/options/funcgraph-irqs
+	echo "$HANDLERS" > $T/set_graph_function
+	echo function_graph > $T/current_tracer
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+	traffic fgraph_unfiltered "$1"
+	echo 0 > $T/tracing_on
+	echo nop > $T/current_tracer
+	echo > $T/set_graph_function
+	echo 1 > $T/options/funcgraph-irqs
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+}
+
+# The eBPF tools' way: a kprobe on the handlers with the filter in BPF.
+BPF_PROG='
+kprobe:udp_rcv, kprobe:tcp_v4_rcv {
+	$skb = (struct sk_buff *)arg0;
+	$th = (struct udphdr *)($skb->head + $skb->transport_header);
+	if ($th->dest == 0x2823) { @matched = count(); }
+}'
+run_bpftrace() {
+	command -v bpftrace > /dev/null || { echo "bench: round=$1 config=bpftrace skipped=no-bpftrace"; return; }
+	rm -f /tmp/bpftrace.out
+	bpftrace -e "$BPF_PROG" > /tmp/bpftrace.out 2>&1 &
+	bp=$!
+	i=0
+	while ! grep -q 'Attaching' /tmp/bpftrace.out 2>/dev/null && [ $i -lt 600 ]; do
+		kill -0 $bp 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if ! kill -0 $bp 2>/dev/null; then
+		echo "bench: round=$1 config=bpftrace skipped=bpftrace-failed"
+		sed 's/^/# bpftrace: /' /tmp/bpftrace.out | head -20
+		return
+	fi
+	sleep 1	# attached after the message
+	traffic bpftrace "$1"
+	kill -INT $bp
+	i=0
+	while kill -0 $bp 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -KILL $bp 2>/dev/null
+	wait $bp 2>/dev/null
+}
+
+# The hook's own cost, in the kernel (module/timing.c): a million
+# non-matching UDP packets; then 50 traced and 50 matching but untraced
+# (the count used up), and the trace bytes per traced packet.
+fastpath() {
+	n=${BENCH_FASTPATH_PACKETS:-1000000}
+	insmod $PKTFILT_KO timing=1
+	trace_start
+	pktfilt set $FILTER --count 0
+	echo 0 > /sys/kernel/debug/pktfilt/timing
+	per=$((n / 2))
+	echo "# fastpath: $n non-matching packets, from both vCPUs"
+	pids=
+	for cpu in 0 1; do
+		ip netns exec a taskset -c $cpu pfsend udp -q --src 10.9.0.1 \
+			--dst 10.9.0.2 --sport 4000 --dport 9001 --count $per &
+		pids="$pids $!"
+	done
+	wait $pids
+	sed 's/^/# timing: /' /sys/kernel/debug/pktfilt/timing
+	echo "bench-fastpath: $(awk '$1 == "nomatch" { printf "packets=%s ns=%s", $3, $5 }
+		$1 == "clock_ns" { c = $2 } END { printf " clock_ns=%s", c }' \
+		/sys/kernel/debug/pktfilt/timing)"
+
+	pktfilt set $FILTER --count 50
+	echo > $T/trace
+	rb0=$(cat $T/per_cpu/cpu*/stats | awk '/^bytes:/ { s += $2 } END { print s + 0 }')
+	echo 0 > /sys/kernel/debug/pktfilt/timing
+	ip netns exec a pfsend udp -q --src 10.9.0.1 --dst 10.9.0.2 \
+		--sport 4000 --dport 9000 --count 100
+	sleep 1
+	rb1=$(cat $T/per_cpu/cpu*/stats | awk '/^bytes:/ { s += $2 } END { print s + 0 }')
+	traced=$(pf_stat traced)
+	tb=$(cat $T/trace | wc -c)
+	sed 's/^/# timing: /' /sys/kernel/debug/pktfilt/timing
+	echo "bench-traced: $(awk '$1 == "traced" || $1 == "untraced" { printf "%s_packets=%s %s_ns=%s ", $1, $3, $1, $5 }' \
+		/sys/kernel/debug/pktfilt/timing)traced=$traced ring_bytes=$((rb1 - rb0)) text_bytes=$tb"
+	pktfilt clear
+	trace_teardown
+	rmmod pktfilt
+}
+
+# Arm and disarm: pktfilt set / clear, and pktfilt trace from its start to
+# COMMAND (armed) and from COMMAND to its exit (everything restored).
+arm_latency() {
+	echo "# arm and disarm latency"
+	insmod $PKTFILT_KO
+	for r in 1 2 3 4 5; do
+		for scoped in 0 1; do
+			if [ $scoped = 1 ]; then set -- --functions "$SCOPE"; else set --; fi
+			t0=$(now_ns)
+			t1=$(pktfilt trace $FILTER --count 0 "$@" -o /dev/null -- pfbench now)
+			t2=$(now_ns)
+			echo "bench-arm: round=$r tool=trace scoped=$scoped arm_ns=$((t1 - t0)) disarm_ns=$((t2 - t1))"
+		done
+		trace_start
+		t0=$(now_ns)
+		pktfilt set $FILTER
+		t1=$(now_ns)
+		pktfilt clear
+		t2=$(now_ns)
+		echo "bench-arm: round=$r tool=set scoped=0 arm_ns=$((t1 - t0)) disarm_ns=$((t2 - t1))"
+		trace_teardown
+	done
+	rmmod pktfilt
+}
+
+footprint() {
+	m0=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+	s0=$(awk '/^Slab:/ { print $2 }' /proc/meminfo)
+	insmod $PKTFILT_KO
+	core=$(cat /sys/module/pktfilt/coresize)
+	trace_start
+	pktfilt set $FILTER
+	s1=$(awk '/^Slab:/ { print $2 }' /proc/meminfo)
+	m1=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+	pktfilt clear
+	trace_teardown
+	rmmod pktfilt
+	echo "bench-footprint: coresize=$core slab_kb=$((s1 - s0)) memavail_kb=$((m0 - m1))"
+}
+
+echo "bench-info: kernel=$(uname -r) cpus=$(nproc) rounds=$ROUNDS seconds=$SECS"
+topo_setup
+# traffic() for the commands pktfilt trace runs.
+cat > /tmp/bench-traffic.sh <<EOF
+SECS=$SECS
+in_receives() { ip netns exec "\$1" awk '/^Ip: [0-9]/ { print \$4 }' /proc/net/snmp; }
+now_ns() { pfbench now; }
+$(sed -n '/^traffic() {/,/^}/p' /pktfilt/selftests/vm/tests/bench.sh)
+EOF
+ip netns exec b pfbench udp-echo --port 7001 &
+srv1=$!
+ip netns exec b pfbench tcp-sink --port 7002 &
+srv2=$!
+sleep 1
+echo "# warm-up"
+traffic warmup 0 > /dev/null
+# Each round starts one configuration later than the one before, so that
+# none is always measured right after the same other one.
+order=$CONFIGS
+for r in $(seq 1 "$ROUNDS"); do
+	for c in $order; do
+		"run_$c" "$r"
+	done
+	case $order in *" "*) order="${order#* } ${order%% *}" ;; esac
+done
+fastpath
+arm_latency
+footprint
+kill $srv1 $srv2 2>/dev/null
+check_dmesg
+summary

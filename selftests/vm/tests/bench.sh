@@ -20,8 +20,14 @@
 
 ROUNDS=${BENCH_ROUNDS:-5}
 SECS=${BENCH_SECONDS:-3}
-CONFIGS=${BENCH_CONFIGS:-baseline disarmed armed_all armed_scoped fgraph_unfiltered bpftrace}
-SCOPE=${BENCH_SCOPE:-__udp4_lib_lookup*,__inet_lookup*,ip_route_*,fib_*,nf_hook_slow,security_*,kmem_cache_alloc*,kfree*,_raw_spin_lock*,sock_queue_rcv_skb*,tcp_queue_rcv,sock_def_readable}
+CONFIGS=${BENCH_CONFIGS:-baseline disarmed armed_all armed_scoped armed_learned fgraph_unfiltered bpftrace}
+# armed_scoped: the functions by subsystem that a network engineer looks
+# for on the receive path (the protocols, socket lookup and queueing, IP
+# and routing, netfilter, LSM, skb and slab allocation, locking, wakeups).
+SCOPE=${BENCH_SCOPE:-tcp_*,__tcp_*,udp*,__udp*,icmp*,ip_*,__ip_*,ip6_*,__ip6_*,ipv6_*,inet_*,__inet_*,inet6_*,__inet6_*,sock_*,__sock_*,sk_*,__sk_*,skb_*,__skb_*,kfree_skb*,consume_skb,__alloc_skb,nf_*,__nf_*,nft_*,fib_*,fib6_*,dst_*,security_*,selinux_*,apparmor_*,kmem_cache_alloc*,kmem_cache_free,__kmalloc*,kfree,_raw_spin_lock*,_raw_spin_unlock*,__wake_up*,xfrm*,__xfrm*}
+# armed_learned: the functions seen in the graphs of the benchmark's own
+# packets (one UDP request, one TCP segment), traced in full in this run.
+LEARNED=
 FILTER="--proto udp --dport 9000"
 
 in_receives() {
@@ -67,6 +73,31 @@ run_armed_scoped() {
 	pktfilt trace $FILTER --count 0 --functions "$SCOPE" -o /dev/null -- \
 		sh -c ". /tmp/bench-traffic.sh; traffic armed_scoped $1"
 	rmmod pktfilt
+}
+
+run_armed_learned() {
+	[ -n "$LEARNED" ] || { echo "bench: round=$1 config=armed_learned skipped=nothing-learned"; return; }
+	insmod $PKTFILT_KO
+	pktfilt trace $FILTER --count 0 --functions "$LEARNED" -o /dev/null -- \
+		sh -c ". /tmp/bench-traffic.sh; traffic armed_learned $1"
+	rmmod pktfilt
+}
+
+# The function names of one traced packet of each workload, comma-separated.
+learn_scope() {
+	insmod $PKTFILT_KO
+	for w in "udp 7001 udp-rr" "tcp 7002 tcp-stream"; do
+		set -- $w
+		pktfilt trace --proto $1 --dport $2 --count 1 --format folded \
+			-o /tmp/learn-$1.folded -- \
+			ip netns exec a pfbench $3 --dst 10.9.0.2 --port $2 --seconds 1 > /dev/null
+	done
+	rmmod pktfilt
+	# folded: "root;child;...;leaf COUNT"
+	LEARNED=$(cat /tmp/learn-*.folded 2>/dev/null | sed 's/ [0-9]*$//' | tr ';' '\n' |
+		sed 's/^\([A-Za-z0-9_.]*\).*/\1/' | grep -v '^$' | sort -u | paste -sd, -)
+	echo "bench-learned: functions=$(echo "$LEARNED" | tr ',' '\n' | grep -c .)"
+	echo "# learned: $LEARNED"
 }
 
 # What people do today: function_graph from the handlers, every packet.
@@ -218,6 +249,7 @@ srv2=$!
 sleep 1
 echo "# warm-up"
 traffic warmup 0 > /dev/null
+case " $CONFIGS " in *" armed_learned "*) learn_scope ;; esac
 # Each round starts one configuration later than the one before, so that
 # none is always measured right after the same other one.
 order=$CONFIGS

@@ -69,6 +69,16 @@ hang_report() {
 	dmesg | tail -80 | sed 's/^/vm-init: /'
 }
 
+# For the host's freeze watch (selftests/vm/run): where the kernel text is
+# (KASLR), and a heartbeat every 20 s. A guest that stops beating froze
+# as a whole, every vCPU stuck, since a user-space sleep loop still runs
+# under any load the tests make.
+if [ "$VM_INTERACTIVE" != 1 ]; then
+	echo "$VM_MARKER stext=$(awk '$3 == "_stext" { print $1; exit }' /proc/kallsyms)"
+	(while sleep 20; do echo "$VM_MARKER alive"; done) &
+	beat_pid=$!
+fi
+
 cd /pktfilt || cd /
 if [ "$VM_INTERACTIVE" = 1 ]; then
 	echo "pktfilt VM: $(uname -r); 'poweroff -f' or exit the shell to stop"
@@ -90,6 +100,7 @@ else
 	/bin/sh /etc/vm/cmd </dev/null
 	rc=$?
 	[ -n "${hang_pid:-}" ] && kill "$hang_pid" 2>/dev/null
+	kill "$beat_pid" 2>/dev/null
 fi
 
 # Kernel complaints anywhere since boot fail the run. VM_DMESG_IGNORE is an

@@ -236,12 +236,11 @@ footprint() {
 echo "bench-info: kernel=$(uname -r) cpus=$(nproc) rounds=$ROUNDS seconds=$SECS"
 topo_setup
 # traffic() for the commands pktfilt trace runs.
-cat > /tmp/bench-traffic.sh <<EOF
-SECS=$SECS
-in_receives() { ip netns exec "\$1" awk '/^Ip: [0-9]/ { print \$4 }' /proc/net/snmp; }
-now_ns() { pfbench now; }
-$(sed -n '/^traffic() {/,/^}/p' /pktfilt/selftests/vm/tests/bench.sh)
-EOF
+{
+	echo "SECS=$SECS"
+	sed -n '/^in_receives() {/,/^}/p; /^now_ns() /p; /^traffic() {/,/^}/p' \
+		/pktfilt/selftests/vm/tests/bench.sh
+} > /tmp/bench-traffic.sh
 ip netns exec b pfbench udp-echo --port 7001 &
 srv1=$!
 ip netns exec b pfbench tcp-sink --port 7002 &

@@ -20,7 +20,7 @@
 DEFINE_MUTEX(pf_lock);
 DEFINE_PER_CPU(struct pf_stats, pf_stats);
 
-static struct pf_filter __rcu *pf_active;
+struct pf_filter __rcu *pf_active;
 static atomic64_t pf_seq = ATOMIC64_INIT(0);
 static u32 pf_last_id;
 static const char *pf_reason = "";
@@ -37,19 +37,17 @@ static void pf_stale_irq_work_fn(struct irq_work *work);
 static DEFINE_IRQ_WORK(pf_stale_irq_work, pf_stale_irq_work_fn);
 
 /*
- * Decides for one packet, before its handler runs. Returns true if the
- * gate is open and pf_rcv_end() must close it after the handler.
+ * Decides for one packet that pf_rcv_filter() let through, before its
+ * handler runs. Returns true if the gate is open and pf_rcv_end() must
+ * close it after the handler.
  */
-bool notrace pf_rcv_begin(struct sk_buff *skb, enum pf_slot slot)
+bool notrace pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb,
+			  enum pf_slot slot)
 {
-	struct pf_filter *f;
 	struct pf_key key;
 	u64 seq;
 
-	this_cpu_inc(pf_stats.seen);
-	f = rcu_dereference(pf_active);
-	if (!f || !pf_key_from_skb(skb, slot, &key) ||
-	    !pf_match(&f->spec, &key))
+	if (!pf_key_from_skb(skb, slot, &key) || !pf_match(&f->spec, &key))
 		return false;
 	this_cpu_inc(pf_stats.matched);
 
@@ -101,6 +99,11 @@ static unsigned int pf_spec_slots(const struct pf_spec *s)
 		slots &= BIT(PF_SLOT_TCP4) | BIT(PF_SLOT_UDP4) | BIT(PF_SLOT_ICMP4);
 	else if (family == PF_FAMILY_IPV6)
 		slots &= BIT(PF_SLOT_TCP6) | BIT(PF_SLOT_UDP6) | BIT(PF_SLOT_ICMP6);
+
+	/* Only TCP and UDP have ports. */
+	if (s->sport.set || s->dport.set)
+		slots &= BIT(PF_SLOT_TCP4) | BIT(PF_SLOT_UDP4) |
+			 BIT(PF_SLOT_TCP6) | BIT(PF_SLOT_UDP6);
 
 	switch (s->proto) {
 	case IPPROTO_TCP:
@@ -158,6 +161,7 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 	if (ret)
 		goto err;
 	f->slots = pf_spec_slots(&f->spec);
+	pf_quick_init(&f->quick, &f->spec);
 	ret = pf_hooks_install(f->slots, extack);
 	if (ret) {
 		if (!old)

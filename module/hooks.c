@@ -81,10 +81,16 @@ static int notrace pf_hook_rcv_timed(struct sk_buff *skb, enum pf_slot slot)
 {
 	u64 matched = this_cpu_read(pf_stats.matched);
 	u64 t0 = local_clock();
-	bool traced = pf_rcv_begin(skb, slot);
+	struct pf_filter *f = pf_rcv_filter(skb, slot);
 	enum pf_timing_kind kind = PF_TIMING_TRACED;
+	bool traced;
 	int ret;
 
+	if (!f) {
+		pf_timing_add(PF_TIMING_QUICK, local_clock() - t0);
+		return pf_hook_call(skb, slot);
+	}
+	traced = pf_rcv_begin(f, skb, slot);
 	if (!traced) {
 		if (this_cpu_read(pf_stats.matched) == matched) {
 			pf_timing_add(PF_TIMING_NOMATCH, local_clock() - t0);
@@ -101,12 +107,16 @@ static int notrace pf_hook_rcv_timed(struct sk_buff *skb, enum pf_slot slot)
 
 static __always_inline int pf_hook_rcv(struct sk_buff *skb, enum pf_slot slot)
 {
+	struct pf_filter *f;
 	bool traced;
 	int ret;
 
 	if (static_branch_unlikely(&pf_timing_key))
 		return pf_hook_rcv_timed(skb, slot);
-	traced = pf_rcv_begin(skb, slot);
+	f = pf_rcv_filter(skb, slot);
+	if (!f)
+		return pf_hook_call(skb, slot);
+	traced = pf_rcv_begin(f, skb, slot);
 	ret = pf_hook_call(skb, slot);
 	if (traced)
 		pf_rcv_end();

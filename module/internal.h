@@ -30,6 +30,7 @@ enum pf_slot {
 struct pf_filter {
 	struct rcu_head rcu;
 	struct pf_spec spec;
+	struct pf_quick quick;	/* from spec, for pf_key_quick_reject() */
 	u32 id;			/* PKTFILT_A_FILTER_ID */
 	u32 count;		/* packets to trace, 0 = no limit */
 	atomic_t remaining;	/* of count; claimed before each trace */
@@ -57,8 +58,9 @@ void pf_filter_owner_gone(struct net *net, u32 portid);
 struct pf_filter *pf_filter_get_locked(void);
 void pf_filter_stats(struct pf_stats *sum);
 const char *pf_filter_reason_locked(void);
-bool pf_rcv_begin(struct sk_buff *skb, enum pf_slot slot);
+bool pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb, enum pf_slot slot);
 void pf_rcv_end(void);
+
 void pf_filter_tracefs_changed(const char *reason);
 void pf_filter_exit(void);
 
@@ -72,6 +74,62 @@ u8 pf_slot_family(enum pf_slot slot);
 /* key.c: what a packet looks like to the matcher */
 bool pf_key_from_skb(const struct sk_buff *skb, enum pf_slot slot,
 		     struct pf_key *key);
+
+/*
+ * The hook's fast path: true if the packet cannot match, from its ports
+ * and IPv4 addresses read in place, before a key is built. Inline, so that
+ * a non-matching packet costs no call. It reads what pf_key_from_skb()
+ * reads, with the same bounds: a packet too short for its ports has none,
+ * and then a port predicate fails either way.
+ */
+static __always_inline bool pf_key_quick_reject(const struct pf_quick *q,
+						const struct sk_buff *skb,
+						enum pf_slot slot)
+{
+	if (q->ports) {
+		__be16 buf[2];
+		const __be16 *p;
+
+		if (slot != PF_SLOT_TCP4 && slot != PF_SLOT_UDP4 &&
+		    slot != PF_SLOT_TCP6 && slot != PF_SLOT_UDP6)
+			return true;
+		p = skb_header_pointer(skb, skb_transport_offset(skb),
+				       sizeof(buf), buf);
+		if (!p || pf_quick_reject_ports(q, ntohs(p[0]), ntohs(p[1])))
+			return true;
+	}
+	if (q->v4 && (slot == PF_SLOT_TCP4 || slot == PF_SLOT_UDP4 ||
+		      slot == PF_SLOT_ICMP4)) {
+		__be32 buf[2];
+		const __be32 *a;
+
+		/* saddr, daddr: the last 8 bytes of the 20-byte header */
+		a = skb_header_pointer(skb, skb_network_offset(skb) + 12,
+				       sizeof(buf), buf);
+		if (!a || pf_quick_reject_v4(q, (__force u32)a[0],
+					     (__force u32)a[1]))
+			return true;
+	}
+	return false;
+}
+
+extern struct pf_filter __rcu *pf_active;
+
+/*
+ * The filter a packet must be tested against, or NULL: nothing armed, or
+ * rejected on the fast path. Under the IP layer's rcu_read_lock().
+ */
+static __always_inline struct pf_filter *pf_rcv_filter(const struct sk_buff *skb,
+							enum pf_slot slot)
+{
+	struct pf_filter *f;
+
+	this_cpu_inc(pf_stats.seen);
+	f = rcu_dereference(pf_active);
+	if (!f || pf_key_quick_reject(&f->quick, skb, slot))
+		return NULL;
+	return f;
+}
 
 /* gate.c: turning function_graph on for the current CPU */
 int pf_gate_init(void);
@@ -90,6 +148,7 @@ void pf_watch_exit(void);
 
 /* timing.c: the hooks' cost per packet, with timing=1 (make bench) */
 enum pf_timing_kind {
+	PF_TIMING_QUICK,
 	PF_TIMING_NOMATCH,
 	PF_TIMING_UNTRACED,
 	PF_TIMING_TRACED,

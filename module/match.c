@@ -70,6 +70,46 @@ int pf_match(const struct pf_spec *spec, const struct pf_key *key)
 	return 1;
 }
 
+static void pf_quick_range(const struct pf_port_pred *p, __u16 *min,
+			   __u16 *span)
+{
+	*min = p->set ? p->min : 0;
+	*span = p->set ? (__u16)(p->max - p->min) : 0xffff;
+}
+
+/* The IPv4 prefix of @p as a value and a mask in header byte order. */
+static void pf_quick_v4(const struct pf_addr_pred *p, __u32 *addr,
+			__u32 *mask)
+{
+	__u8 m[4] = { 0 };
+	unsigned int i;
+
+	*addr = 0;
+	*mask = 0;
+	if (p->family != PF_FAMILY_IPV4)
+		return;
+	for (i = 0; i < 4; i++) {
+		if (p->plen >= 8 * (i + 1))
+			m[i] = 0xff;
+		else if (p->plen > 8 * i)
+			m[i] = (__u8)(0xff << (8 * (i + 1) - p->plen));
+	}
+	__builtin_memcpy(mask, m, 4);
+	__builtin_memcpy(addr, p->addr, 4);
+	*addr &= *mask;
+}
+
+void pf_quick_init(struct pf_quick *q, const struct pf_spec *spec)
+{
+	q->ports = spec->sport.set || spec->dport.set;
+	pf_quick_range(&spec->sport, &q->sport_min, &q->sport_span);
+	pf_quick_range(&spec->dport, &q->dport_min, &q->dport_span);
+	q->v4 = spec->saddr.family == PF_FAMILY_IPV4 ||
+		spec->daddr.family == PF_FAMILY_IPV4;
+	pf_quick_v4(&spec->saddr, &q->saddr, &q->smask);
+	pf_quick_v4(&spec->daddr, &q->daddr, &q->dmask);
+}
+
 static int pf_addr_pred_valid(const struct pf_addr_pred *p)
 {
 	if (!p->family)

@@ -53,6 +53,41 @@ struct pf_key {
 	__u32 mark;
 };
 
+/*
+ * A necessary condition of pf_match() on the ports and IPv4 addresses only,
+ * which the hook tests on the packet's bytes in place before it builds a
+ * key: most packets a filter does not want are told apart there. A packet
+ * it rejects never matches the spec; one it passes may or may not.
+ * Ranges are kept as (min, max - min): "in range" is one unsigned compare.
+ */
+struct pf_quick {
+	__u8 ports;		/* a port predicate: packets without ports fail */
+	__u8 v4;		/* an IPv4 address predicate */
+	__u16 sport_min, sport_span;
+	__u16 dport_min, dport_span;
+	__u32 saddr, smask;	/* network order, as in the header */
+	__u32 daddr, dmask;
+};
+
+/* Fills @q from a spec that pf_spec_valid() accepted. */
+void pf_quick_init(struct pf_quick *q, const struct pf_spec *spec);
+
+/* @sport, @dport in host order. Returns 1 if no packet with them matches. */
+static inline int pf_quick_reject_ports(const struct pf_quick *q,
+					__u16 sport, __u16 dport)
+{
+	return (__u16)(sport - q->sport_min) > q->sport_span ||
+	       (__u16)(dport - q->dport_min) > q->dport_span;
+}
+
+/* @saddr, @daddr as in the IPv4 header. Returns 1 if no such packet matches. */
+static inline int pf_quick_reject_v4(const struct pf_quick *q,
+				     __u32 saddr, __u32 daddr)
+{
+	return ((saddr ^ q->saddr) & q->smask) ||
+	       ((daddr ^ q->daddr) & q->dmask);
+}
+
 /* Returns 1 if @key satisfies every predicate of @spec, 0 otherwise. */
 int pf_match(const struct pf_spec *spec, const struct pf_key *key);
 

@@ -5,8 +5,11 @@
  * Off unless the module is loaded with timing=1: the hooks then take a
  * static branch that is a no-op otherwise. With it, each hooked packet is
  * timed with local_clock():
- *   nomatch   hook entry to the call of the original handler, for packets
- *             that do not match (the fast path: hook, key, predicate)
+ *   quick     hook entry to the call of the original handler, for packets
+ *             rejected on the fast path (ports and IPv4 addresses read in
+ *             place) or while nothing is armed
+ *   nomatch   the same for the other packets that do not match (a key
+ *             built and every predicate tested: the near misses)
  *   untraced  hook entry to the handler's return, for matching packets
  *             that were not traced (count used up, gate busy)
  *   traced    the same for traced packets
@@ -40,6 +43,7 @@ static u64 pf_clock_ns;
 static struct dentry *pf_timing_dir;
 
 static const char *const pf_timing_names[PF_TIMING_NUM] = {
+	[PF_TIMING_QUICK]	= "quick",
 	[PF_TIMING_NOMATCH]	= "nomatch",
 	[PF_TIMING_UNTRACED]	= "untraced",
 	[PF_TIMING_TRACED]	= "traced",

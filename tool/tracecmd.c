@@ -66,13 +66,13 @@
 const char pf_trace_synopsis[] =
 "pktfilt trace [PREDICATE]... [--count N] [--timeout SEC]\n"
 "                  [--format text|json|folded] [-o FILE] [--raw FILE]\n"
-"                  [--svg FILE] [--functions GLOB[,GLOB]...]\n"
+"                  [--svg FILE] [--functions GLOB[,GLOB]... | --all-functions]\n"
 "                  [-- COMMAND [ARG]...]";
 
 const char pf_trace_help[] =
 "    pktfilt trace [PREDICATE]... [--count N] [--timeout SEC]\n"
 "                  [--format text|json|folded] [-o FILE] [--raw FILE]\n"
-"                  [--svg FILE] [--functions GLOB[,GLOB]...]\n"
+"                  [--svg FILE] [--functions GLOB[,GLOB]... | --all-functions]\n"
 "                  [-- COMMAND [ARG]...]\n"
 "        Everything in one command: set tracefs up for function_graph\n"
 "        (see TRACEFS below), arm a filter made of the PREDICATEs, run\n"
@@ -112,9 +112,38 @@ const char pf_trace_help[] =
 "            Record only the functions matching a GLOB in the handlers'\n"
 "            graphs (ftrace's set_ftrace_filter syntax: *, ?, [...],\n"
 "            !GLOB to leave out, GLOB:mod:MODULE); the handler itself is\n"
-"            always recorded. Shorter graphs, cheaper tracing. Default:\n"
-"            every function. A GLOB the kernel refuses (no function it\n"
+"            always recorded. A GLOB the kernel refuses (no function it\n"
 "            can trace matches it) is an error, named in the message.\n"
+"            Default: the network scope below.\n"
+"\n"
+"        --all-functions\n"
+"            Record every function the handlers call: the whole graph.\n"
+"            While armed, every function of the kernel is patched, and\n"
+"            every call on every CPU pays for ftrace's PID check, not only\n"
+"            the traced packet's (about half the packet rate, see\n"
+"            BENCHMARKS.md); arming takes longer too.\n"
+"\n"
+"        SCOPE. By default the graphs hold the functions a network\n"
+"        engineer looks for on the receive path, by subsystem:\n"
+"            protocols   tcp_* __tcp_* udp* __udp* icmp* ping_*\n"
+"            IP, routes  ip_* __ip_* ipv4_* ip6_* __ip6_* ipv6_* fib_*\n"
+"                        fib6_* rt6_* dst_* neigh_*\n"
+"            sockets     inet_* __inet_* inet6_* __inet6_* sock_* __sock_*\n"
+"                        sk_* __sk_* lock_sock* release_sock\n"
+"                        __release_sock __wake_up*\n"
+"            netfilter   nf_* __nf_* nft_* xfrm* __xfrm*\n"
+"            LSM         security_* selinux_* apparmor_*\n"
+"            memory      skb_* __skb_* kfree_skb* consume_skb __alloc_skb\n"
+"                        kmem_cache_alloc* kmem_cache_free kmalloc*\n"
+"                        __kmalloc* kfree\n"
+"            locking     _raw_spin_lock* _raw_spin_unlock*\n"
+"        (a glob no function matches on this kernel, such as nft_* without\n"
+"        nf_tables loaded, is left out). What it hides: RCU read-side calls,\n"
+"        timekeeping, scheduler and wakeup internals below __wake_up*,\n"
+"        per-CPU and preemption helpers, BPF programs and cgroup hooks,\n"
+"        and any driver or subsystem not named; a hidden function's\n"
+"        recorded callees appear at its depth. It costs about what an\n"
+"        unarmed system does (BENCHMARKS.md). --all-functions shows all.\n"
 "\n"
 "        -- COMMAND [ARG]...\n"
 "            Run COMMAND once the filter is armed, so that no packet it\n"
@@ -145,7 +174,8 @@ const char pf_trace_help[] =
 "        (tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv icmpv6_rcv, as\n"
 "        --proto and the address family allow: graphs start there and\n"
 "        nowhere else); set_ftrace_filter to the handlers and the\n"
-"        --functions globs, or empty (all functions); max_graph_depth\n"
+"        --functions globs or the SCOPE, or empty (--all-functions);\n"
+"        max_graph_depth\n"
 "        and tracing_thresh 0; funcgraph-irqs off (no interrupt shows in\n"
 "        a packet's graph) and the other options to their defaults; the\n"
 "        buffer (see BUFFER); the pktfilt events on, without filter. A\n"
@@ -216,6 +246,7 @@ struct trace_opts {
 	const char *raw;
 	const char *svg;
 	const char *functions;
+	bool all_functions;
 	char **globs;
 	size_t nglobs;
 	char **cmd;			/* NULL-terminated, or NULL */
@@ -258,6 +289,29 @@ struct trace_run {
 	bool waited;			/* wait_packets() ran */
 	char *text;			/* the trace */
 	size_t text_len;
+};
+
+const char *const pf_trace_default_scope[] = {
+	/* the protocols */
+	"tcp_*", "__tcp_*", "udp*", "__udp*", "icmp*", "ping_*",
+	/* IP, routing, neighbours */
+	"ip_*", "__ip_*", "ipv4_*", "ip6_*", "__ip6_*", "ipv6_*", "fib_*",
+	"fib6_*", "rt6_*", "dst_*", "neigh_*",
+	/* sockets: lookup, queueing, the owner's backlog, wakeups */
+	"inet_*", "__inet_*", "inet6_*", "__inet6_*", "sock_*", "__sock_*",
+	"sk_*", "__sk_*", "lock_sock*", "release_sock", "__release_sock",
+	"__wake_up*",
+	/* netfilter and IPsec policy */
+	"nf_*", "__nf_*", "nft_*", "xfrm*", "__xfrm*",
+	/* LSM */
+	"security_*", "selinux_*", "apparmor_*",
+	/* skb and slab allocation */
+	"skb_*", "__skb_*", "kfree_skb*", "consume_skb", "__alloc_skb",
+	"kmem_cache_alloc*", "kmem_cache_free", "kmalloc*", "__kmalloc*",
+	"kfree",
+	/* locking */
+	"_raw_spin_lock*", "_raw_spin_unlock*",
+	NULL
 };
 
 /* ------------------------------------------------------------------ */
@@ -450,6 +504,11 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 			i++;
 			continue;
 		}
+		if (!strcmp(argv[i], "--all-functions")) {
+			o->all_functions = true;
+			i++;
+			continue;
+		}
 		if (argv[i][0] == '-' && argv[i][1])
 			return trace_usage("unknown option '%s'", argv[i]);
 		return trace_usage("unexpected argument '%s' (a COMMAND goes after --)",
@@ -472,6 +531,8 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 	    strcmp(o->format, "folded"))
 		return trace_usage("unknown --format '%s': text, json or folded",
 				   o->format);
+	if (o->functions && o->all_functions)
+		return trace_usage("%s", "--functions and --all-functions exclude each other");
 	if (o->functions)
 		return split_globs(o);
 	return EXIT_OK;
@@ -1094,8 +1155,15 @@ static int arm(struct trace_run *r)
 	c.idle_pid = (pid_t)pid_max();
 	c.nroots = pf_trace_roots(&r->o.filter.spec, roots, 8);
 	c.roots = roots;
-	c.globs = (const char *const *)r->o.globs;
-	c.nglobs = r->o.nglobs;
+	if (r->o.functions) {
+		c.globs = (const char *const *)r->o.globs;
+		c.nglobs = r->o.nglobs;
+	} else if (!r->o.all_functions) {
+		c.globs = pf_trace_default_scope;
+		while (c.globs[c.nglobs])
+			c.nglobs++;
+		c.globs_optional = true;
+	}
 	c.buffer_kb = pf_trace_buffer_kb(r->o.filter.count, r->tfs.ncpus,
 					 mem_available_kb());
 	err = pf_tracefs_setup(&r->tfs, &c);

@@ -19,6 +19,12 @@ extern const char pf_trace_help[];
 extern const char pf_trace_examples[];
 
 /*
+ * What pktfilt trace records below the handlers unless --functions or
+ * --all-functions says otherwise: set_ftrace_filter globs, NULL-ended.
+ */
+extern const char *const pf_trace_default_scope[];
+
+/*
  * Run "pktfilt trace" with its arguments (after "trace"). Returns the exit
  * status: 0 all packets traced and complete, 1 otherwise or on a runtime
  * error, 2 usage error. @cmd is not used.

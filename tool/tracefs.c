@@ -750,7 +750,7 @@ static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c)
 		goto out;
 	/* A root that failed was told by setup_graph(). */
 	err = 0;
-	for (i = c->nroots; i < n; i++) {
+	for (i = c->nroots; i < n && !c->globs_optional; i++) {
 		if (failed[i]) {
 			err = tfs_fail(t, PF_TFS_EGLOB,
 				       "--functions: the kernel refuses '%s': no function it can trace matches it",

@@ -94,6 +94,7 @@ struct pf_tfs_config {
 	size_t nroots;
 	const char *const *globs;	/* --functions, or none: all */
 	size_t nglobs;
+	bool globs_optional;	/* a glob nothing matches is left out */
 	unsigned long buffer_kb;	/* at least this per CPU; 0: as is */
 };
 

@@ -485,6 +485,22 @@ TEST_F(tfs, bad_glob)
 	expect_user_state(_metadata, &self->f);
 }
 
+/* The default scope: a glob nothing matches is left out, not refused. */
+TEST_F(tfs, optional_globs)
+{
+	const char *const globs[] = { "ip_*", "nosuch_fn*", "nf_*" };
+
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	self->c.globs = globs;
+	self->c.nglobs = 3;
+	self->c.globs_optional = true;
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_NE(NULL, strstr(self->f.log,
+			       "set_ftrace_filter=ip_*;set_ftrace_filter=nosuch_fn*;set_ftrace_filter=nf_*;"));
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	expect_user_state(_metadata, &self->f);
+}
+
 /* A handler ftrace cannot trace is noted; none at all is an error. */
 TEST_F(tfs, roots)
 {
@@ -635,6 +651,31 @@ TEST(roots_by_predicates)
 	s.proto = 58;
 	roots_of(&s, buf, sizeof(buf));
 	EXPECT_STREQ("icmpv6_rcv ", buf);
+}
+
+/*
+ * The default scope: globs as set_ftrace_filter takes them (no blanks,
+ * no commas, no empty one), each told in 'pktfilt trace --help'.
+ */
+TEST(default_scope)
+{
+	size_t i;
+
+	for (i = 0; pf_trace_default_scope[i]; i++) {
+		const char *g = pf_trace_default_scope[i], *p = pf_trace_help;
+		size_t len = strlen(g);
+		int told = 0;
+
+		EXPECT_NE(0, len);
+		EXPECT_EQ(NULL, strpbrk(g, " ,\t\n"));
+		/* A word of the SCOPE table: a blank before, a blank or EOL after. */
+		while (!told && (p = strstr(p + 1, g)))
+			told = p[-1] == ' ' && (p[len] == ' ' || p[len] == '\n');
+		EXPECT_EQ(1, told) {
+			TH_LOG("'%s' is not in pktfilt trace --help", g);
+		}
+	}
+	EXPECT_LT(10, i);
 }
 
 TEST(buffer_size)

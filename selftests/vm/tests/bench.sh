@@ -6,8 +6,9 @@
 #	selftests/vm/run --kernel 6.12 -- sh selftests/vm/tests/bench.sh
 #
 # Knobs (environment): BENCH_ROUNDS (5), BENCH_SECONDS (3),
-# BENCH_FASTPATH_PACKETS (1000000), BENCH_SCOPE (the --functions globs of
-# the scoped configuration), BENCH_CONFIGS (all of them, in this order).
+# BENCH_FASTPATH_PACKETS (1000000), BENCH_SCOPE (--functions globs for the
+# scoped configuration instead of pktfilt trace's default scope),
+# BENCH_CONFIGS (all of them, in this order).
 #
 # Traffic: netns a sends, b receives (10.9.0.1 -> 10.9.0.2 over veth):
 # UDP request/response (64 bytes, port 7001) and a TCP stream (port 7002).
@@ -21,10 +22,11 @@
 ROUNDS=${BENCH_ROUNDS:-5}
 SECS=${BENCH_SECONDS:-3}
 CONFIGS=${BENCH_CONFIGS:-baseline disarmed armed_all armed_scoped armed_learned fgraph_unfiltered bpftrace}
-# armed_scoped: the functions by subsystem that a network engineer looks
-# for on the receive path (the protocols, socket lookup and queueing, IP
-# and routing, netfilter, LSM, skb and slab allocation, locking, wakeups).
-SCOPE=${BENCH_SCOPE:-tcp_*,__tcp_*,udp*,__udp*,icmp*,ip_*,__ip_*,ip6_*,__ip6_*,ipv6_*,inet_*,__inet_*,inet6_*,__inet6_*,sock_*,__sock_*,sk_*,__sk_*,skb_*,__skb_*,kfree_skb*,consume_skb,__alloc_skb,nf_*,__nf_*,nft_*,fib_*,fib6_*,dst_*,security_*,selinux_*,apparmor_*,kmem_cache_alloc*,kmem_cache_free,__kmalloc*,kfree,_raw_spin_lock*,_raw_spin_unlock*,__wake_up*,xfrm*,__xfrm*}
+# armed_scoped: pktfilt trace's default scope (the functions by subsystem
+# that a network engineer looks for on the receive path, 'pktfilt help
+# trace'), or BENCH_SCOPE's globs.
+SCOPE_OPTS=
+[ -n "${BENCH_SCOPE:-}" ] && SCOPE_OPTS="--functions $BENCH_SCOPE"
 # armed_learned: the functions seen in the graphs of the benchmark's own
 # packets (one UDP request, one TCP segment), traced in full in this run.
 LEARNED=
@@ -64,13 +66,15 @@ run_disarmed() {
 # filter keeping all but the gate's CPU out.
 run_armed_all() {
 	insmod $PKTFILT_KO
-	pktfilt trace $FILTER --count 0 -o /dev/null -- sh -c ". /tmp/bench-traffic.sh; traffic armed_all $1"
+	pktfilt trace $FILTER --count 0 --all-functions -o /dev/null -- \
+		sh -c ". /tmp/bench-traffic.sh; traffic armed_all $1"
 	rmmod pktfilt
 }
 
 run_armed_scoped() {
 	insmod $PKTFILT_KO
-	pktfilt trace $FILTER --count 0 --functions "$SCOPE" -o /dev/null -- \
+	# shellcheck disable=SC2086
+	pktfilt trace $FILTER --count 0 $SCOPE_OPTS -o /dev/null -- \
 		sh -c ". /tmp/bench-traffic.sh; traffic armed_scoped $1"
 	rmmod pktfilt
 }
@@ -88,7 +92,7 @@ learn_scope() {
 	insmod $PKTFILT_KO
 	for w in "udp 7001 udp-rr" "tcp 7002 tcp-stream"; do
 		set -- $w
-		pktfilt trace --proto $1 --dport $2 --count 1 --format folded \
+		pktfilt trace --proto $1 --dport $2 --count 1 --all-functions --format folded \
 			-o /tmp/learn-$1.folded -- \
 			ip netns exec a pfbench $3 --dst 10.9.0.2 --port $2 --seconds 1 > /dev/null
 	done
@@ -153,8 +157,10 @@ run_bpftrace() {
 }
 
 # The hook's own cost, in the kernel (module/timing.c): a million
-# non-matching UDP packets; then 50 traced and 50 matching but untraced
-# (the count used up), and the trace bytes per traced packet.
+# non-matching UDP packets (rejected on the fast path, by their port), a
+# fifth as many near misses (ports match, the mark does not); then 50
+# traced and 50 matching but untraced (the count used up), and the trace
+# bytes per traced packet.
 fastpath() {
 	n=${BENCH_FASTPATH_PACKETS:-1000000}
 	insmod $PKTFILT_KO timing=1
@@ -171,8 +177,25 @@ fastpath() {
 	done
 	wait $pids
 	sed 's/^/# timing: /' /sys/kernel/debug/pktfilt/timing
-	echo "bench-fastpath: $(awk '$1 == "nomatch" { printf "packets=%s ns=%s", $3, $5 }
+	echo "bench-fastpath: $(awk '$1 == "quick" { printf "packets=%s ns=%s", $3, $5 }
 		$1 == "clock_ns" { c = $2 } END { printf " clock_ns=%s", c }' \
+		/sys/kernel/debug/pktfilt/timing)"
+
+	# Near misses: the ports match, the mark does not, so the fast path
+	# lets them through and the whole key is built and tested.
+	pktfilt set $FILTER --mark 7 --count 0
+	echo 0 > /sys/kernel/debug/pktfilt/timing
+	per=$((n / 10))
+	echo "# near misses: $((2 * per)) packets whose ports match, from both vCPUs"
+	pids=
+	for cpu in 0 1; do
+		ip netns exec a taskset -c $cpu pfsend udp -q --src 10.9.0.1 \
+			--dst 10.9.0.2 --sport 4000 --dport 9000 --count $per &
+		pids="$pids $!"
+	done
+	wait $pids
+	sed 's/^/# timing: /' /sys/kernel/debug/pktfilt/timing
+	echo "bench-nearmiss: $(awk '$1 == "nomatch" { printf "packets=%s ns=%s", $3, $5 }' \
 		/sys/kernel/debug/pktfilt/timing)"
 
 	pktfilt set $FILTER --count 50
@@ -200,7 +223,8 @@ arm_latency() {
 	insmod $PKTFILT_KO
 	for r in 1 2 3 4 5; do
 		for scoped in 0 1; do
-			if [ $scoped = 1 ]; then set -- --functions "$SCOPE"; else set --; fi
+			# shellcheck disable=SC2086
+			if [ $scoped = 1 ]; then set -- $SCOPE_OPTS; else set -- --all-functions; fi
 			t0=$(now_ns)
 			t1=$(pktfilt trace $FILTER --count 0 "$@" -o /dev/null -- pfbench now)
 			t2=$(now_ns)

@@ -144,8 +144,8 @@ TR_FUNCS='__udp*,udp*,ip_*,ip6_*,ipv6_*,icmp*,tcp_v4_*,tcp_v6_*,__inet*,inet6_*'
 #
 # Switching function_graph on patches every function it traces, with
 # cross-CPU IPIs, and QEMU's TCG now and then hangs a vCPU there (see
-# selftests/vm/README.md): only the text run traces all functions; the
-# others, and the other cases, trace fewer.
+# selftests/vm/README.md): only the text run traces all functions
+# (--all-functions); json records the default scope, the others fewer.
 tr_format() {
 	fmt=$1
 	shift
@@ -208,6 +208,29 @@ tr_format() {
 	fi
 	tr_expect "$name: --svg" $TR/svg "<svg"
 	tr_agree "$name" $TR/raw
+	tr_scope "$name" "$@"
+}
+
+# tr_scope NAME [OPTIONS]: what the graphs of tr_format hold. RCU's read
+# lock is taken many times in every receive path: always in the whole
+# graph (--all-functions), never in the default scope, which keeps the
+# UDP receive path (__udp4_lib_rcv, matched by __udp*) and the sockets
+# (sock_*, sk_*: the unreachable port's reply, or the queueing).
+tr_scope() {
+	_n=$(grep -c -E '[ "]__rcu_read_lock(\(\)|")' $TR/raw)
+	case " $* " in
+	*" --all-functions "*)
+		if [ "$_n" -gt 0 ]; then
+			ok "$1: the whole graph ($_n calls of __rcu_read_lock)"
+		else
+			fail "$1: the whole graph" "no __rcu_read_lock in $TR/raw"
+		fi ;;
+	*" --functions "*) ;;
+	*)
+		expect_eq "$1: default scope leaves RCU out" "$_n" 0
+		tr_expect "$1: default scope has the UDP path" $TR/raw ' __udp4_lib_rcv\(\)'
+		tr_expect "$1: default scope has sockets" $TR/raw ' (sock|sk)_[a-z_]*\(\)' ;;
+	esac
 }
 
 # A few functions: ftrace patches little (see tr_format).
@@ -386,8 +409,8 @@ trace_cases() {
 	grep -q '^pktfilt ' /proc/modules || insmod $PKTFILT_KO
 	tr_user_state
 	tr_snap_case
-	tr_format text
-	tr_format json --functions "$TR_FUNCS"
+	tr_format text --all-functions
+	tr_format json
 	tr_format folded --functions "$TR_FUNCS"
 	tr_count_case
 	tr_timeout_case

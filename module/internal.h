@@ -60,7 +60,6 @@ void pf_filter_stats(struct pf_stats *sum);
 const char *pf_filter_reason_locked(void);
 bool pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb, enum pf_slot slot);
 void pf_rcv_end(void);
-
 void pf_filter_tracefs_changed(const char *reason);
 void pf_filter_exit(void);
 
@@ -78,9 +77,10 @@ bool pf_key_from_skb(const struct sk_buff *skb, enum pf_slot slot,
 /*
  * The hook's fast path: true if the packet cannot match, from its ports
  * and IPv4 addresses read in place, before a key is built. Inline, so that
- * a non-matching packet costs no call. It reads what pf_key_from_skb()
- * reads, with the same bounds: a packet too short for its ports has none,
- * and then a port predicate fails either way.
+ * a non-matching packet costs no call. The ports are read as
+ * pf_key_from_skb() reads them, with the same bounds (a packet too short
+ * for its ports has none, and then a port predicate fails either way); the
+ * addresses are a part of the header it needs whole.
  */
 static __always_inline bool pf_key_quick_reject(const struct pf_quick *q,
 						const struct sk_buff *skb,

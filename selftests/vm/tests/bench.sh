@@ -20,6 +20,8 @@
 . /pktfilt/selftests/vm/tests/common.sh
 
 ROUNDS=${BENCH_ROUNDS:-5}
+NCPU=$(nproc)
+CPUS=$(seq 0 $((NCPU - 1)))
 SECS=${BENCH_SECONDS:-3}
 CONFIGS=${BENCH_CONFIGS:-baseline disarmed armed_all armed_scoped armed_learned fgraph_unfiltered bpftrace}
 # armed_scoped: pktfilt trace's default scope (the functions by subsystem
@@ -167,10 +169,10 @@ fastpath() {
 	trace_start
 	pktfilt set $FILTER --count 0
 	echo 0 > /sys/kernel/debug/pktfilt/timing
-	per=$((n / 2))
-	echo "# fastpath: $n non-matching packets, from both vCPUs"
+	per=$((n / NCPU))
+	echo "# fastpath: $n non-matching packets, from $NCPU vCPU(s)"
 	pids=
-	for cpu in 0 1; do
+	for cpu in $CPUS; do
 		ip netns exec a taskset -c $cpu pfsend udp -q --src 10.9.0.1 \
 			--dst 10.9.0.2 --sport 4000 --dport 9001 --count $per &
 		pids="$pids $!"
@@ -185,10 +187,10 @@ fastpath() {
 	# lets them through and the whole key is built and tested.
 	pktfilt set $FILTER --mark 7 --count 0
 	echo 0 > /sys/kernel/debug/pktfilt/timing
-	per=$((n / 10))
-	echo "# near misses: $((2 * per)) packets whose ports match, from both vCPUs"
+	per=$((n / 5 / NCPU))
+	echo "# near misses: $((NCPU * per)) packets whose ports match"
 	pids=
-	for cpu in 0 1; do
+	for cpu in $CPUS; do
 		ip netns exec a taskset -c $cpu pfsend udp -q --src 10.9.0.1 \
 			--dst 10.9.0.2 --sport 4000 --dport 9000 --count $per &
 		pids="$pids $!"

@@ -76,39 +76,52 @@ bool pf_key_from_skb(const struct sk_buff *skb, enum pf_slot slot,
 
 /*
  * The hook's fast path: true if the packet cannot match, from its ports
- * and IPv4 addresses read in place, before a key is built. Inline, so that
- * a non-matching packet costs no call. The ports are read as
- * pf_key_from_skb() reads them, with the same bounds (a packet too short
- * for its ports has none, and then a port predicate fails either way); the
- * addresses are a part of the header it needs whole.
+ * and IPv4 addresses read in place, before a key is built. Inline and
+ * without a buffer, so that a non-matching packet costs no call and no
+ * stack canary. Only the linear part is read; a packet whose bytes lie
+ * elsewhere is left to pf_key_from_skb(), which copies them. The ports
+ * are where pf_key_from_skb() reads them; a TCP or UDP packet too short
+ * for them has none, and a port predicate then fails either way.
  */
 static __always_inline bool pf_key_quick_reject(const struct pf_quick *q,
 						const struct sk_buff *skb,
 						enum pf_slot slot)
 {
+	int hlen = skb_headlen(skb), off;
+
+	/* memcpy() of 4 or 8 bytes: plain loads, whatever the alignment. */
 	if (q->ports) {
-		__be16 buf[2];
-		const __be16 *p;
+		__be16 p[2];
+		u32 raw;
 
 		if (slot != PF_SLOT_TCP4 && slot != PF_SLOT_UDP4 &&
 		    slot != PF_SLOT_TCP6 && slot != PF_SLOT_UDP6)
 			return true;
-		p = skb_header_pointer(skb, skb_transport_offset(skb),
-				       sizeof(buf), buf);
-		if (!p || pf_quick_reject_ports(q, ntohs(p[0]), ntohs(p[1])))
-			return true;
+		off = skb_transport_offset(skb);
+		if (hlen - off >= 4) {
+			memcpy(&raw, skb->data + off, sizeof(raw));
+			if (q->ports_exact) {
+				if (pf_quick_reject_raw(q, raw))
+					return true;
+			} else {
+				memcpy(p, &raw, sizeof(p));
+				if (pf_quick_reject_ports(q, ntohs(p[0]),
+							  ntohs(p[1])))
+					return true;
+			}
+		}
 	}
 	if (q->v4 && (slot == PF_SLOT_TCP4 || slot == PF_SLOT_UDP4 ||
 		      slot == PF_SLOT_ICMP4)) {
-		__be32 buf[2];
-		const __be32 *a;
+		u32 a[2];
 
 		/* saddr, daddr: the last 8 bytes of the 20-byte header */
-		a = skb_header_pointer(skb, skb_network_offset(skb) + 12,
-				       sizeof(buf), buf);
-		if (!a || pf_quick_reject_v4(q, (__force u32)a[0],
-					     (__force u32)a[1]))
-			return true;
+		off = skb_network_offset(skb) + 12;
+		if (hlen - off >= 8) {
+			memcpy(a, skb->data + off, sizeof(a));
+			if (pf_quick_reject_v4(q, a[0], a[1]))
+				return true;
+		}
 	}
 	return false;
 }

@@ -99,9 +99,32 @@ static void pf_quick_v4(const struct pf_addr_pred *p, __u32 *addr,
 	*addr &= *mask;
 }
 
+/* The port bytes of the header, and which of them the spec fixes. */
+static void pf_quick_raw(const struct pf_spec *spec, __u32 *mask, __u32 *val)
+{
+	__u8 m[4] = { 0 }, v[4] = { 0 };
+
+	if (spec->sport.set) {
+		m[0] = m[1] = 0xff;
+		v[0] = (__u8)(spec->sport.min >> 8);
+		v[1] = (__u8)spec->sport.min;
+	}
+	if (spec->dport.set) {
+		m[2] = m[3] = 0xff;
+		v[2] = (__u8)(spec->dport.min >> 8);
+		v[3] = (__u8)spec->dport.min;
+	}
+	__builtin_memcpy(mask, m, 4);
+	__builtin_memcpy(val, v, 4);
+}
+
 void pf_quick_init(struct pf_quick *q, const struct pf_spec *spec)
 {
 	q->ports = spec->sport.set || spec->dport.set;
+	q->ports_exact = q->ports &&
+		(!spec->sport.set || spec->sport.min == spec->sport.max) &&
+		(!spec->dport.set || spec->dport.min == spec->dport.max);
+	pf_quick_raw(spec, &q->pmask, &q->pval);
 	pf_quick_range(&spec->sport, &q->sport_min, &q->sport_span);
 	pf_quick_range(&spec->dport, &q->dport_min, &q->dport_span);
 	q->v4 = spec->saddr.family == PF_FAMILY_IPV4 ||

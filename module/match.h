@@ -62,9 +62,11 @@ struct pf_key {
  */
 struct pf_quick {
 	__u8 ports;		/* a port predicate: packets without ports fail */
+	__u8 ports_exact;	/* no range: pmask and pval say it all */
 	__u8 v4;		/* an IPv4 address predicate */
 	__u16 sport_min, sport_span;
 	__u16 dport_min, dport_span;
+	__u32 pmask, pval;	/* the 4 port bytes, as in the header */
 	__u32 saddr, smask;	/* network order, as in the header */
 	__u32 daddr, dmask;
 };
@@ -78,6 +80,15 @@ static inline int pf_quick_reject_ports(const struct pf_quick *q,
 {
 	return (__u16)(sport - q->sport_min) > q->sport_span ||
 	       (__u16)(dport - q->dport_min) > q->dport_span;
+}
+
+/*
+ * @raw: the 4 bytes of source and destination port as in the header (and
+ * as memcpy() puts them into a __u32). Exact ports only (ports_exact).
+ */
+static inline int pf_quick_reject_raw(const struct pf_quick *q, __u32 raw)
+{
+	return (raw & q->pmask) != q->pval;
 }
 
 /* @saddr, @daddr as in the IPv4 header. Returns 1 if no such packet matches. */

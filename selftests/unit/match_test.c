@@ -573,7 +573,8 @@ TEST(spec_valid_rejects)
 
 /*
  * The hook's fast path (pf_key_quick_reject() in module/internal.h) on a
- * key: what it reads in place is what the key holds.
+ * key: what it reads in place is what the key holds; exact ports are
+ * compared as the header's raw bytes, ranges as numbers.
  */
 static int quick_reject(const struct pf_spec *s, const struct pf_key *k)
 {
@@ -581,9 +582,18 @@ static int quick_reject(const struct pf_spec *s, const struct pf_key *k)
 	__u32 sa, da;
 
 	pf_quick_init(&q, s);
-	if (q.ports && (!k->has_ports ||
-			pf_quick_reject_ports(&q, k->sport, k->dport)))
-		return 1;
+	if (q.ports) {
+		__u8 b[4] = { (__u8)(k->sport >> 8), (__u8)k->sport,
+			      (__u8)(k->dport >> 8), (__u8)k->dport };
+		__u32 raw;
+
+		memcpy(&raw, b, 4);
+		if (!k->has_ports)
+			return 1;
+		if (q.ports_exact ? pf_quick_reject_raw(&q, raw) :
+		    pf_quick_reject_ports(&q, k->sport, k->dport))
+			return 1;
+	}
 	if (q.v4 && k->family == PF_FAMILY_IPV4) {
 		memcpy(&sa, k->saddr, 4);
 		memcpy(&da, k->daddr, 4);
@@ -651,13 +661,19 @@ TEST(quick_exact_on_ports_and_v4_prefixes)
 		}
 }
 
-/* A small deterministic generator: the same cases on every run. */
-static __u32 rnd_state = 12345;
+/*
+ * A small deterministic generator (xorshift32): the same cases on every
+ * run. Not a power-of-two LCG, whose low bits repeat with short periods
+ * and would leave whole combinations of predicates untried.
+ */
+static __u32 rnd_state = 2463534242u;
 
 static __u32 rnd(void)
 {
-	rnd_state = rnd_state * 1103515245u + 12345u;
-	return rnd_state >> 8;
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 17;
+	rnd_state ^= rnd_state << 5;
+	return rnd_state;
 }
 
 /*

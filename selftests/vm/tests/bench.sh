@@ -158,6 +158,19 @@ run_bpftrace() {
 	wait $bp 2>/dev/null
 }
 
+# send_udp_all DPORT N: N UDP packets from a to b's port DPORT, sent from
+# every vCPU in equal parts at once.
+send_udp_all() {
+	_per=$(($2 / NCPU)) _pids=
+	for cpu in $CPUS; do
+		ip netns exec a taskset -c "$cpu" pfsend udp -q --src 10.9.0.1 \
+			--dst 10.9.0.2 --sport 4000 --dport "$1" --count $_per &
+		_pids="$_pids $!"
+	done
+	# shellcheck disable=SC2086
+	wait $_pids
+}
+
 # The hook's own cost, in the kernel (module/timing.c): a million
 # non-matching UDP packets (rejected on the fast path, by their port), a
 # fifth as many near misses (ports match, the mark does not); then 50
@@ -169,15 +182,8 @@ fastpath() {
 	trace_start
 	pktfilt set $FILTER --count 0
 	echo 0 > /sys/kernel/debug/pktfilt/timing
-	per=$((n / NCPU))
 	echo "# fastpath: $n non-matching packets, from $NCPU vCPU(s)"
-	pids=
-	for cpu in $CPUS; do
-		ip netns exec a taskset -c $cpu pfsend udp -q --src 10.9.0.1 \
-			--dst 10.9.0.2 --sport 4000 --dport 9001 --count $per &
-		pids="$pids $!"
-	done
-	wait $pids
+	send_udp_all 9001 "$n"
 	sed 's/^/# timing: /' /sys/kernel/debug/pktfilt/timing
 	echo "bench-fastpath: $(awk '$1 == "quick" { printf "packets=%s ns=%s", $3, $5 }
 		$1 == "clock_ns" { c = $2 } END { printf " clock_ns=%s", c }' \
@@ -187,15 +193,8 @@ fastpath() {
 	# lets them through and the whole key is built and tested.
 	pktfilt set $FILTER --mark 7 --count 0
 	echo 0 > /sys/kernel/debug/pktfilt/timing
-	per=$((n / 5 / NCPU))
-	echo "# near misses: $((NCPU * per)) packets whose ports match"
-	pids=
-	for cpu in $CPUS; do
-		ip netns exec a taskset -c $cpu pfsend udp -q --src 10.9.0.1 \
-			--dst 10.9.0.2 --sport 4000 --dport 9000 --count $per &
-		pids="$pids $!"
-	done
-	wait $pids
+	echo "# near misses: $((n / 5)) packets whose ports match"
+	send_udp_all 9000 $((n / 5))
 	sed 's/^/# timing: /' /sys/kernel/debug/pktfilt/timing
 	echo "bench-nearmiss: $(awk '$1 == "nomatch" { printf "packets=%s ns=%s", $3, $5 }' \
 		/sys/kernel/debug/pktfilt/timing)"

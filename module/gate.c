@@ -262,18 +262,7 @@ static struct kprobe pf_tit_kp = {
 	.post_handler	= pf_tit_post,
 };
 
-/*
- * The probes stay registered from the first arm to module exit; arming and
- * disarming enable and disable them. Disabling restores the original byte
- * (text_poke, then an IPI to every CPU) but keeps the probe in the kprobe
- * table, so an int3 trap at the address is still claimed by kprobes. An
- * unregistered probe would not be, and on 6.3+ such a trap oopses: that
- * cannot happen on a real CPU after the IPI, but QEMU TCG has been seen to
- * run the stale int3 (README, "Known emulator faults"), and arming and
- * disarming are frequent.
- */
 static bool pf_probes_registered;
-static bool pf_probes_enabled;
 
 /* register_*() fill in the structs; a later registration needs them clean. */
 static void pf_probes_reset(void)
@@ -285,44 +274,6 @@ static void pf_probes_reset(void)
 	memset(&pf_tit_krp.kp, 0, sizeof(pf_tit_krp.kp));
 	pf_tit_krp.kp.symbol_name = "trace_ignore_this_task";
 	pf_tit_krp.nmissed = 0;
-}
-
-/* Registers both probes disabled: no kernel text is touched yet. */
-static int pf_probes_register(struct netlink_ext_ack *extack)
-{
-	int ret;
-
-	pf_probes_reset();
-	pf_tit_kp.flags = KPROBE_FLAG_DISABLED;
-	pf_tit_krp.kp.flags = KPROBE_FLAG_DISABLED;
-	/* The kprobe first: its post_handler keeps the address unoptimized. */
-	ret = register_kprobe(&pf_tit_kp);
-	if (ret) {
-		NL_SET_ERR_MSG(extack,
-			       "cannot register a kprobe on trace_ignore_this_task (CONFIG_KPROBES?)");
-		goto reset;
-	}
-	if (!(pf_tit_kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY) ||
-	    kprobe_ftrace(&pf_tit_kp)) {
-		NL_SET_ERR_MSG(extack,
-			       "trace_ignore_this_task cannot be probed at its entry with int3 on this kernel");
-		ret = -EOPNOTSUPP;
-		goto unreg_kp;
-	}
-	ret = register_kretprobe(&pf_tit_krp);
-	if (ret) {
-		NL_SET_ERR_MSG(extack,
-			       "cannot register a kretprobe on trace_ignore_this_task (CONFIG_KRETPROBES?)");
-		goto unreg_kp;
-	}
-	pf_probes_registered = true;
-	return 0;
-
-unreg_kp:
-	unregister_kprobe(&pf_tit_kp);
-reset:
-	pf_probes_reset();
-	return ret;
 }
 
 /* Calls ftrace's sched_switch probe for @next with @mode set. */
@@ -400,38 +351,48 @@ int pf_gate_arm(struct netlink_ext_ack *extack)
 			       "set_ftrace_pid is empty: write a PID that never runs first, e.g. cat /proc/sys/kernel/pid_max > /sys/kernel/tracing/set_ftrace_pid");
 		return -ENOTCONN;
 	}
-	if (pf_probes_enabled)
+	if (pf_probes_registered)
 		return 0;
-	if (!pf_probes_registered) {
-		ret = pf_probes_register(extack);
-		if (ret)
-			return ret;
-	}
-	ret = enable_kprobe(&pf_tit_kp);
+
+	/* The kprobe first: its post_handler keeps the address unoptimized. */
+	ret = register_kprobe(&pf_tit_kp);
 	if (ret) {
 		NL_SET_ERR_MSG(extack,
-			       "cannot enable the kprobe on trace_ignore_this_task");
-		return ret;
+			       "cannot register a kprobe on trace_ignore_this_task (CONFIG_KPROBES?)");
+		goto reset;
 	}
-	ret = enable_kretprobe(&pf_tit_krp);
+	if (!(pf_tit_kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY) ||
+	    kprobe_ftrace(&pf_tit_kp)) {
+		NL_SET_ERR_MSG(extack,
+			       "trace_ignore_this_task cannot be probed at its entry with int3 on this kernel");
+		ret = -EOPNOTSUPP;
+		goto unreg_kp;
+	}
+	ret = register_kretprobe(&pf_tit_krp);
 	if (ret) {
 		NL_SET_ERR_MSG(extack,
-			       "cannot enable the kretprobe on trace_ignore_this_task");
-		disable_kprobe(&pf_tit_kp);
-		return ret;
+			       "cannot register a kretprobe on trace_ignore_this_task (CONFIG_KRETPROBES?)");
+		goto unreg_kp;
 	}
-	pf_probes_enabled = true;
+	pf_probes_registered = true;
 	return 0;
+
+unreg_kp:
+	unregister_kprobe(&pf_tit_kp);
+reset:
+	pf_probes_reset();
+	return ret;
 }
 
 /* Called under pf_lock once no hook can be inside the gate any more. */
 void pf_gate_disarm(void)
 {
-	if (!pf_probes_enabled)
+	if (!pf_probes_registered)
 		return;
-	disable_kretprobe(&pf_tit_krp);
-	disable_kprobe(&pf_tit_kp);
-	pf_probes_enabled = false;
+	unregister_kretprobe(&pf_tit_krp);
+	unregister_kprobe(&pf_tit_kp);
+	pf_probes_reset();
+	pf_probes_registered = false;
 }
 
 /*
@@ -472,18 +433,9 @@ int pf_gate_init(void)
 	return 0;
 }
 
-/* After the hooks are gone; pf_gate_disarm() has run under pf_lock. */
 void pf_gate_exit(void)
 {
 	pf_gate_disarm();
-	if (pf_probes_registered) {
-		/* Time for a stale int3 of the last disarm to meet the probe. */
-		synchronize_rcu();
-		unregister_kretprobe(&pf_tit_krp);
-		unregister_kprobe(&pf_tit_kp);
-		pf_probes_reset();
-		pf_probes_registered = false;
-	}
 	if (pf_switch_probe_registered) {
 		tracepoint_probe_unregister(pf_sched_switch, pf_switch_probe, NULL);
 		tracepoint_synchronize_unregister();

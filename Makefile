@@ -46,9 +46,13 @@ modules_install: module
 install: modules_install
 	$(MAKE) -C tool install PREFIX=$(PREFIX)
 
+# Not kbuild's "make M=$(PWD) clean": that deletes every *.ko and *.o below
+# the directory, the VM kernel cache and the debug kernel's tree in build/
+# among them.
 clean:
-	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(PWD) clean
-	rm -f module/*.o module/*.ko module/*.mod* module/.*.cmd module/modules.order
+	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c \
+		module/.*.cmd module/modules.order \
+		Module.symvers modules.order .Module.symvers.cmd .modules.order.cmd
 	$(MAKE) -C tool clean
 	$(MAKE) -C selftests/unit clean
 

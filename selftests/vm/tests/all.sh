@@ -19,6 +19,7 @@ concurrent_case
 clear_case
 notready_case
 rmmod_case
+timing_case
 trace_teardown
 trace_cases
 check_dmesg

@@ -94,7 +94,9 @@ static int notrace pf_hook_rcv_timed(struct sk_buff *skb, enum pf_slot slot)
 	if (!traced) {
 		if (this_cpu_read(pf_stats.matched) == matched) {
 			pf_timing_add(PF_TIMING_NOMATCH, local_clock() - t0);
-			return pf_hook_call(skb, slot);
+			ret = pf_hook_call(skb, slot);
+			pf_timing_add(PF_TIMING_NOMATCH_TOTAL, local_clock() - t0);
+			return ret;
 		}
 		kind = PF_TIMING_UNTRACED;
 	}

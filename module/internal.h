@@ -163,6 +163,7 @@ void pf_watch_exit(void);
 enum pf_timing_kind {
 	PF_TIMING_QUICK,
 	PF_TIMING_NOMATCH,
+	PF_TIMING_NOMATCH_TOTAL,
 	PF_TIMING_UNTRACED,
 	PF_TIMING_TRACED,
 	PF_TIMING_NUM

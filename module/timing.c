@@ -10,6 +10,8 @@
  *             place) or while nothing is armed
  *   nomatch   the same for the other packets that do not match (a key
  *             built and every predicate tested: the near misses)
+ *   nomatch_total  the near misses again, hook entry to the handler's
+ *             return: what a packet costs untraced, the handler included
  *   untraced  hook entry to the handler's return, for matching packets
  *             that were not traced (count used up, gate busy)
  *   traced    the same for traced packets
@@ -56,6 +58,7 @@ static struct dentry *pf_timing_dir;
 static const char *const pf_timing_names[PF_TIMING_NUM] = {
 	[PF_TIMING_QUICK]	= "quick",
 	[PF_TIMING_NOMATCH]	= "nomatch",
+	[PF_TIMING_NOMATCH_TOTAL] = "nomatch_total",
 	[PF_TIMING_UNTRACED]	= "untraced",
 	[PF_TIMING_TRACED]	= "traced",
 };

@@ -87,19 +87,24 @@ static __always_inline bool pf_key_quick_reject(const struct pf_quick *q,
 						const struct sk_buff *skb,
 						enum pf_slot slot)
 {
-	int hlen = skb_headlen(skb), off;
+	/*
+	 * The linear part ends at the tail: the bytes from a header to the
+	 * tail are those skb_header_pointer() finds in place (skb_headlen()
+	 * less the header's offset from skb->data), for two loads fewer.
+	 */
+	const unsigned char *tail = skb_tail_pointer(skb);
 
 	/* memcpy() of 4 or 8 bytes: plain loads, whatever the alignment. */
 	if (q->ports) {
+		const unsigned char *th = skb_transport_header(skb);
 		__be16 p[2];
 		u32 raw;
 
 		if (slot != PF_SLOT_TCP4 && slot != PF_SLOT_UDP4 &&
 		    slot != PF_SLOT_TCP6 && slot != PF_SLOT_UDP6)
 			return true;
-		off = skb_transport_offset(skb);
-		if (hlen - off >= 4) {
-			memcpy(&raw, skb->data + off, sizeof(raw));
+		if (tail - th >= 4) {
+			memcpy(&raw, th, sizeof(raw));
 			if (q->ports_exact) {
 				if (pf_quick_reject_raw(q, raw))
 					return true;
@@ -113,12 +118,12 @@ static __always_inline bool pf_key_quick_reject(const struct pf_quick *q,
 	}
 	if (q->v4 && (slot == PF_SLOT_TCP4 || slot == PF_SLOT_UDP4 ||
 		      slot == PF_SLOT_ICMP4)) {
+		/* saddr, daddr: the last 8 bytes of the 20-byte header */
+		const unsigned char *nh = skb_network_header(skb) + 12;
 		u32 a[2];
 
-		/* saddr, daddr: the last 8 bytes of the 20-byte header */
-		off = skb_network_offset(skb) + 12;
-		if (hlen - off >= 8) {
-			memcpy(a, skb->data + off, sizeof(a));
+		if (tail - nh >= 8) {
+			memcpy(a, nh, sizeof(a));
 			if (pf_quick_reject_v4(q, a[0], a[1]))
 				return true;
 		}

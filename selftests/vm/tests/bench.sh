@@ -23,7 +23,7 @@ ROUNDS=${BENCH_ROUNDS:-5}
 NCPU=$(nproc)
 CPUS=$(seq 0 $((NCPU - 1)))
 SECS=${BENCH_SECONDS:-3}
-CONFIGS=${BENCH_CONFIGS:-baseline disarmed armed_all armed_scoped armed_lean armed_learned fgraph_unfiltered bpftrace}
+CONFIGS=${BENCH_CONFIGS:-baseline disarmed hooked armed_all armed_scoped armed_lean armed_learned fgraph_unfiltered bpftrace}
 # armed_scoped: pktfilt trace's default scope (the functions by subsystem
 # that a network engineer looks for on the receive path, 'pktfilt help
 # trace'), or BENCH_SCOPE's globs.
@@ -66,6 +66,19 @@ run_baseline() { traffic baseline "$1"; }
 run_disarmed() {
 	insmod $PKTFILT_KO
 	traffic disarmed "$1"
+	rmmod pktfilt
+}
+
+# The hooks alone: armed (pktfilt set, set_ftrace_pid holding a PID that
+# never runs) with the nop tracer, so no function is patched: every packet
+# of the traffic goes through the wrapper and is rejected on the fast path.
+run_hooked() {
+	insmod $PKTFILT_KO
+	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	pktfilt set $FILTER --count 0
+	traffic hooked "$1"
+	pktfilt clear
+	echo > $T/set_ftrace_pid
 	rmmod pktfilt
 }
 
@@ -211,6 +224,7 @@ fastpath() {
 	# Near misses: the ports match, the mark does not, so the fast path
 	# lets them through and the whole key is built and tested.
 	pktfilt set $FILTER --mark 7 --count 0
+	fastloop nearmiss 9000
 	echo 0 > /sys/kernel/debug/pktfilt/timing
 	echo "# near misses: $((n / 5)) packets whose ports match"
 	send_udp_all 9000 $((n / 5))

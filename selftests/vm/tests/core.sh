@@ -235,12 +235,12 @@ timing_case() {
 	expect_eq "fastpath loop: a non-matching packet rejected every pass" \
 		"$(cat $D/fastpath | awk '{ print $2, $4 }')" "5000 5000"
 	echo "3000 4000 9000 10.9.0.1 10.9.0.2" > $D/fastpath
-	expect_eq "fastpath loop: a matching packet passed every pass" \
-		"$(cat $D/fastpath | awk '{ print $2, $4 }')" "3000 0"
+	expect_eq "fastpath loop: a matching packet passed every pass, both paths" \
+		"$(cat $D/fastpath | awk '{ print $2, $4, $8 }')" "3000 0 0"
 	echo "3000 4000 9000 10.9.0.1 10.9.0.3" > $D/fastpath
 	expect_eq "fastpath loop: another daddr rejected" \
 		"$(cat $D/fastpath | awk '{ print $4 }')" 3000
-	if awk '$6 > 0 && $8 > 0 { ok = 1 } END { exit !ok }' $D/fastpath; then
+	if awk '$6 > 0 && $10 > 0 && $12 > 0 { ok = 1 } END { exit !ok }' $D/fastpath; then
 		ok "fastpath loop: times reported"
 	else
 		fail "fastpath loop: times reported" "$(cat $D/fastpath)"
@@ -254,6 +254,10 @@ timing_case() {
 		fi
 	done
 	expect_eq "fastpath loop: malformed requests refused" $bad 0
+	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --mark 7 --count 0 || fail "timing: set --mark"
+	echo "2000 4000 9000 10.9.0.1 10.9.0.2" > $D/fastpath
+	expect_eq "fastpath loop: a near miss passes the fast path, fails the slow one" \
+		"$(cat $D/fastpath | awk '{ print $4, $8 }')" "0 2000"
 	expect_eq "fastpath loop: seen counter untouched" "$(pf_stat seen)" "$seen"
 	expect_eq "fastpath loop: nothing traced" "$(pf_stat traced)" 0
 	pktfilt clear

@@ -37,6 +37,7 @@
 #include <linux/moduleparam.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>
+#include <linux/timekeeping.h>
 #include <linux/udp.h>
 #include <net/net_namespace.h>
 
@@ -186,7 +187,10 @@ static struct sk_buff *pf_fastpath_skb(u16 sport, u16 dport, __be32 saddr,
 
 /*
  * COUNT passes of fn, in chunks with preemption off, each chunk between
- * one pair of clock reads. Returns the nanoseconds summed.
+ * one pair of clock reads. Returns the nanoseconds summed. The clock is
+ * the clocksource's, not local_clock(): when the TSC is marked unstable
+ * (the emulator's vCPU thread starved by its host) local_clock() falls
+ * back to jiffies, and a chunk shorter than a tick would read as 0 ns.
  */
 static u64 pf_fastpath_loop(bool (*fn)(const struct sk_buff *skb),
 			    const struct sk_buff *skb, u32 count, u32 *hits)
@@ -199,10 +203,10 @@ static u64 pf_fastpath_loop(bool (*fn)(const struct sk_buff *skb),
 		n = min(chunk, count - done);
 		preempt_disable();
 		rcu_read_lock();
-		t0 = local_clock();
+		t0 = ktime_get_ns();
 		for (i = 0; i < n; i++)
 			*hits += fn(skb);
-		ns += local_clock() - t0;
+		ns += ktime_get_ns() - t0;
 		rcu_read_unlock();
 		/* The loop's packets are not traffic: out of "seen" again. */
 		if (fn == pf_fastpath_once)

@@ -23,7 +23,7 @@ ROUNDS=${BENCH_ROUNDS:-5}
 NCPU=$(nproc)
 CPUS=$(seq 0 $((NCPU - 1)))
 SECS=${BENCH_SECONDS:-3}
-CONFIGS=${BENCH_CONFIGS:-baseline disarmed hooked armed_all armed_scoped armed_lean armed_learned fgraph_unfiltered bpftrace}
+CONFIGS=${BENCH_CONFIGS:-baseline disarmed hooked armed_all armed_scoped armed_lean armed_reach armed_learned fgraph_unfiltered bpftrace}
 # armed_scoped: pktfilt trace's default scope (the functions by subsystem
 # that a network engineer looks for on the receive path, 'pktfilt help
 # trace'), or BENCH_SCOPE's globs.
@@ -103,6 +103,18 @@ run_armed_lean() {
 	insmod $PKTFILT_KO
 	pktfilt trace $FILTER --count 0 --functions "$LEAN" -o /dev/null -- \
 		sh -c ". /tmp/bench-traffic.sh; traffic armed_lean $1"
+	rmmod pktfilt
+}
+
+# armed_reach: the functions direct calls lead to from udp_rcv and
+# udpv6_rcv, the handlers of the filter (selftests/vm/reach-scope, run by
+# selftests/vm/bench on the host, which puts the list into the VM).
+run_armed_reach() {
+	reach=$(ls /usr/bin/pf-reach-scope-* 2>/dev/null | head -n1)
+	[ -n "$reach" ] || { echo "bench: round=$1 config=armed_reach skipped=no-reach-scope"; return; }
+	insmod $PKTFILT_KO
+	pktfilt trace $FILTER --count 0 --functions "$($reach)" -o /dev/null -- \
+		sh -c ". /tmp/bench-traffic.sh; traffic armed_reach $1"
 	rmmod pktfilt
 }
 

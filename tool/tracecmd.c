@@ -121,7 +121,7 @@ const char pf_trace_help[] =
 "            While armed, every function of the kernel is patched, and\n"
 "            every call on every CPU pays for ftrace's PID check, not only\n"
 "            the traced packet's: in the benchmark VM, non-matching\n"
-"            traffic ran at 0.42-0.47 of its rate, against 0.58-0.65 with\n"
+"            traffic ran at 0.41-0.47 of its rate, against 0.58-0.65 with\n"
 "            the default scope (BENCHMARKS.md).\n"
 "\n"
 "        SCOPE. By default the graphs hold the functions a network\n"

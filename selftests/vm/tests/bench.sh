@@ -23,7 +23,7 @@ ROUNDS=${BENCH_ROUNDS:-5}
 NCPU=$(nproc)
 CPUS=$(seq 0 $((NCPU - 1)))
 SECS=${BENCH_SECONDS:-3}
-CONFIGS=${BENCH_CONFIGS:-baseline disarmed hooked armed_all armed_scoped armed_lean armed_reach armed_learned fgraph_unfiltered bpftrace}
+CONFIGS=${BENCH_CONFIGS:-baseline disarmed pidonly hooked armed_all armed_scoped armed_lean armed_reach armed_learned fgraph_unfiltered bpftrace}
 # armed_scoped: pktfilt trace's default scope (the functions by subsystem
 # that a network engineer looks for on the receive path, 'pktfilt help
 # trace'), or BENCH_SCOPE's globs.
@@ -66,6 +66,17 @@ run_baseline() { traffic baseline "$1"; }
 run_disarmed() {
 	insmod $PKTFILT_KO
 	traffic disarmed "$1"
+	rmmod pktfilt
+}
+
+# What set_ftrace_pid costs by itself: ftrace's PID-filter probes on
+# sched_switch and wakeups, the module loaded, nothing armed. Against
+# hooked, it tells the gate's and the hooks' share from ftrace's.
+run_pidonly() {
+	insmod $PKTFILT_KO
+	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	traffic pidonly "$1"
+	echo > $T/set_ftrace_pid
 	rmmod pktfilt
 }
 

@@ -132,7 +132,11 @@ static struct {
 	u64 call_ps;	/* per pass, empty call */
 } pf_fastpath_res;
 
-/* What the loop calls: the hook's fast path, and nothing. */
+/*
+ * What the loop calls, each returning true where the packet is turned
+ * away: the hook's fast path; the slow path's test (key and predicates,
+ * without the gate); and nothing, for the cost of the call alone.
+ */
 static noinline notrace bool pf_fastpath_once(const struct sk_buff *skb)
 {
 	return !pf_rcv_filter(skb, PF_SLOT_UDP4);
@@ -157,13 +161,14 @@ static noinline notrace bool pf_fastpath_empty(const struct sk_buff *skb)
 static struct sk_buff *pf_fastpath_skb(u16 sport, u16 dport, __be32 saddr,
 				       __be32 daddr)
 {
-	struct sk_buff *skb = alloc_skb(128 + 64, GFP_KERNEL);
+	const unsigned int headroom = 128;	/* as a received packet has */
+	struct sk_buff *skb = alloc_skb(headroom + 64, GFP_KERNEL);
 	struct udphdr *uh;
 	struct iphdr *iph;
 
 	if (!skb)
 		return NULL;
-	skb_reserve(skb, 128);
+	skb_reserve(skb, headroom);
 	skb_reset_network_header(skb);
 	iph = skb_put_zero(skb, sizeof(*iph));
 	iph->version = 4;

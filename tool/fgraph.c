@@ -100,6 +100,8 @@ struct pf_cpu {
 	size_t naside;
 	size_t unclosed;	/* calls of the graph without their return */
 	struct pf_node *detached;	/* stack[0] if not in the graph */
+	uint64_t lost_all;	/* the parser's lost_all when pkt opened */
+	struct pf_fgraph *p;	/* the parser */
 };
 
 struct pf_fgraph {
@@ -110,6 +112,7 @@ struct pf_fgraph {
 	size_t len, cap;
 	bool overlong;		/* that line was cut at PF_FGRAPH_MAX_LINE */
 	bool failed;		/* out of memory */
+	uint64_t lost_all;	/* "[LOST" lines of no readable CPU so far */
 };
 
 /* --- the text of one line --------------------------------------------------- */
@@ -154,8 +157,8 @@ static bool is_digit(char ch)
 }
 
 /*
- * A decimal number of at most @max digits (more: false, nothing eaten);
- * its value and digit count.
+ * A decimal number of at most @max digits whose value fits in 64 bits
+ * (else: false, nothing eaten); its value and digit count.
  */
 static bool cur_number(struct pf_cur *c, unsigned int max, uint64_t *val,
 		       unsigned int *ndigits)
@@ -165,9 +168,11 @@ static bool cur_number(struct pf_cur *c, unsigned int max, uint64_t *val,
 	size_t i = c->i;
 
 	while (i < c->n && is_digit(c->s[i])) {
-		if (++nd > max)
+		uint64_t d = (uint64_t)(c->s[i] - '0');
+
+		if (++nd > max || v > (UINT64_MAX - d) / 10)
 			return false;
-		v = v * 10 + (uint64_t)(c->s[i] - '0');
+		v = v * 10 + d;
 		i++;
 	}
 	if (!nd)
@@ -350,10 +355,11 @@ static void parse_return(const char *s, size_t n, struct pf_line *l)
 		l->kind = PF_K_OTHER;	/* something else after the brace */
 		return;
 	}
-	l->whole = ends_with(s, n, "*/");
 	cur_spaces(&c);
 	body = s + c.i;
 	len = n - c.i;
+	/* The closing mark after the opening one, not overlapping it. */
+	l->whole = ends_with(body, len, "*/");
 	if (l->whole)
 		len -= 2;
 	/* The name ends where a return value or address starts. */
@@ -389,9 +395,10 @@ static void parse_body(const char *s, size_t n, struct pf_line *l)
 	}
 	if (n >= 2 && !memcmp(s, "/*", 2)) {
 		l->kind = PF_K_COMMENT;
-		l->whole = ends_with(s, n, "*/");
 		s += 2;
 		n -= 2;
+		/* "/" "*" "/" is not closed: the marks may not overlap. */
+		l->whole = ends_with(s, n, "*/");
 		if (l->whole)
 			n -= 2;
 		while (n && *s == ' ') {
@@ -462,7 +469,8 @@ static void parse_lost(const char *s, size_t n, struct pf_line *l)
 		l->cpu = (long)v;
 	c.i = (size_t)(lost - s) + 5;
 	cur_spaces(&c);
-	if (cur_number(&c, 19, &v, NULL)) {
+	/* A count that does not fit in 64 bits is not known. */
+	if (cur_number(&c, 20, &v, NULL)) {
 		l->lost_known = true;
 		l->lost = v;
 	}
@@ -650,8 +658,11 @@ static struct pf_cpu *cpu_get(struct pf_fgraph *p, long cpu)
 		p->cpus = c;
 		p->ncpus = n;
 	}
-	if (!p->cpus[idx])
+	if (!p->cpus[idx]) {
 		p->cpus[idx] = calloc(1, sizeof(struct pf_cpu));
+		if (p->cpus[idx])
+			p->cpus[idx]->p = p;
+	}
 	return p->cpus[idx];
 }
 
@@ -677,6 +688,8 @@ static void packet_close(struct pf_cpu *st, unsigned int why)
 
 	if (!why && st->unclosed)
 		why = PF_INC_NESTING;
+	if (st->lost_all != st->p->lost_all)
+		why |= PF_INC_LOST;	/* a "[LOST" line of no known CPU */
 	pkt->incomplete |= why;
 	pkt->complete = pkt->graph && pkt->graph->complete && !pkt->incomplete;
 	pkt->done = true;
@@ -735,42 +748,68 @@ static bool event_field(const char *text, size_t len, const char *key,
 	return false;
 }
 
-static uint64_t event_number(const char *text, size_t len, const char *key,
-			     uint64_t max)
+/*
+ * The number "key=N" of the event's text, at most @max, into *@val (0 if
+ * the event lacks the field). False if the field is there but is not
+ * such a number: the event is then not understood. @neg: "-N" allowed,
+ * down to -@max - 1 (an int), stored as its two's complement.
+ */
+static bool event_number(const char *text, size_t len, const char *key,
+			 uint64_t max, bool neg, uint64_t *val)
 {
 	char buf[32];
 	struct pf_cur c = { buf, 0, 0 };
+	bool minus = false;
 	uint64_t v;
 
+	*val = 0;
 	if (!event_field(text, len, key, buf, sizeof(buf)))
-		return 0;
+		return true;
 	c.n = strlen(buf);
-	if (!cur_number(&c, 19, &v, NULL) || !cur_end(&c) || v > max)
-		return 0;
-	return v;
+	if (neg && cur_eat(&c, "-"))
+		minus = true;
+	if (!cur_number(&c, 20, &v, NULL) || !cur_end(&c) ||
+	    v > max + (minus ? 1 : 0))
+		return false;
+	*val = minus ? (uint64_t)0 - v : v;
+	return true;
 }
 
-static struct pf_packet *packet_new(const struct pf_line *l)
+/*
+ * The packet of a pktfilt_packet event: NULL with *@bad false if out of
+ * memory, with *@bad true if a number in it is not understood.
+ */
+static struct pf_packet *packet_new(const struct pf_line *l, bool *bad)
 {
 	static const char tag[] = "pktfilt_packet:";
 	const char *t = l->text + sizeof(tag) - 1;
 	size_t n = l->text_len - (sizeof(tag) - 1);
-	struct pf_packet *pkt = calloc(1, sizeof(*pkt));
-	char cpu[16];
+	struct pf_packet *pkt;
+	uint64_t seq, cpu, sport, dport, ifindex, netns;
+	char buf[16];
 
+	*bad = !event_number(t, n, "seq", UINT64_MAX, false, &seq) ||
+	       !event_number(t, n, "cpu", UINT32_MAX, false, &cpu) ||
+	       !event_number(t, n, "sport", 65535, false, &sport) ||
+	       !event_number(t, n, "dport", 65535, false, &dport) ||
+	       !event_number(t, n, "ifindex", INT32_MAX, true, &ifindex) ||
+	       !event_number(t, n, "netns", UINT32_MAX, false, &netns);
+	if (*bad)
+		return NULL;
+	pkt = calloc(1, sizeof(*pkt));
 	if (!pkt)
 		return NULL;
-	pkt->seq = event_number(t, n, "seq", UINT64_MAX);
+	pkt->seq = seq;
 	pkt->cpu = l->cpu >= 0 ? (unsigned int)l->cpu : 0;
-	if (event_field(t, n, "cpu", cpu, sizeof(cpu)))
-		pkt->cpu = (unsigned int)event_number(t, n, "cpu", UINT32_MAX);
+	if (event_field(t, n, "cpu", buf, sizeof(buf)))
+		pkt->cpu = (unsigned int)cpu;
 	event_field(t, n, "proto", pkt->proto, sizeof(pkt->proto));
 	event_field(t, n, "saddr", pkt->saddr, sizeof(pkt->saddr));
 	event_field(t, n, "daddr", pkt->daddr, sizeof(pkt->daddr));
-	pkt->sport = (unsigned int)event_number(t, n, "sport", 65535);
-	pkt->dport = (unsigned int)event_number(t, n, "dport", 65535);
-	pkt->ifindex = (int)event_number(t, n, "ifindex", INT32_MAX);
-	pkt->netns = (unsigned long)event_number(t, n, "netns", UINT32_MAX);
+	pkt->sport = (unsigned int)sport;
+	pkt->dport = (unsigned int)dport;
+	pkt->ifindex = (int)(int64_t)ifindex;
+	pkt->netns = (unsigned long)netns;
 	return pkt;
 }
 
@@ -782,22 +821,25 @@ static bool is_event(const struct pf_line *l)
 	       !memcmp(l->text, tag, sizeof(tag) - 1);
 }
 
+/* 0, -ENOMEM, or 1 if the event is not understood (and so ignored). */
 static int on_event(struct pf_fgraph *p, struct pf_cpu *st,
 		    const struct pf_line *l)
 {
 	struct pf_packet *pkt;
+	bool bad;
 
+	pkt = packet_new(l, &bad);
+	if (!pkt)
+		return bad ? 1 : -ENOMEM;
 	p->trace->stats.events++;
 	if (st->pkt)
 		packet_close(st, st->rooted ? PF_INC_CUT : PF_INC_NO_GRAPH);
-	pkt = packet_new(l);
-	if (!pkt)
-		return -ENOMEM;
 	if (trace_add(p->trace, pkt)) {
 		packet_free(pkt);
 		return -ENOMEM;
 	}
 	st->pkt = pkt;
+	st->lost_all = p->lost_all;
 	return 0;
 }
 
@@ -993,26 +1035,42 @@ static void on_return(struct pf_fgraph *p, struct pf_cpu *st,
 	pkt->incomplete |= PF_INC_NESTING;
 }
 
+/*
+ * "CPU:N [LOST ...]": the packet open on CPU N lost events, and the line
+ * goes into its text. A line whose CPU cannot be read concerns every CPU:
+ * it is counted in lost_all, which marks every packet open at the time
+ * when it closes (O(1) per line, however many CPUs have packets open),
+ * and it goes into no packet's text.
+ */
 static void on_lost(struct pf_fgraph *p, const struct pf_line *l,
 		    const char *s, size_t n)
 {
 	struct pf_trace_stats *stats = &p->trace->stats;
-	size_t i;
+	struct pf_cpu *st;
 
 	stats->lost_reports++;
-	if (l->lost_known)
-		stats->lost_events += l->lost;
-	else
+	if (l->lost_known) {
+		if (l->lost > UINT64_MAX - stats->lost_events) {
+			stats->lost_events = UINT64_MAX;
+			stats->lost_saturated = true;
+		} else {
+			stats->lost_events += l->lost;
+		}
+	} else {
 		stats->lost_unknown++;
-	for (i = 0; i < p->ncpus; i++) {
-		struct pf_cpu *st = p->cpus[i];
-
-		if (!st || !st->pkt || (l->cpu >= 0 && (size_t)l->cpu + 1 != i))
-			continue;
-		st->pkt->incomplete |= PF_INC_LOST;
-		if (packet_append(st->pkt, s, n))
-			p->failed = true;
 	}
+	if (l->cpu < 0) {
+		p->lost_all++;
+		return;
+	}
+	if ((size_t)l->cpu + 1 >= p->ncpus)
+		return;
+	st = p->cpus[l->cpu + 1];
+	if (!st || !st->pkt)
+		return;
+	st->pkt->incomplete |= PF_INC_LOST;
+	if (packet_append(st->pkt, s, n))
+		p->failed = true;
 }
 
 static int process_line(struct pf_fgraph *p, const char *s, size_t n,
@@ -1037,10 +1095,11 @@ static int process_line(struct pf_fgraph *p, const char *s, size_t n,
 	st = cpu_get(p, l->cpu);
 	if (!st)
 		return -ENOMEM;
-	if (is_event(l)) {
-		err = on_event(p, st, l);
+	if (is_event(l) && (err = on_event(p, st, l)) != 1) {
 		if (err)
 			return err;
+	} else if (is_event(l)) {
+		stats->garbage++;	/* a number in it does not fit */
 	} else if (st->rooted && (l->kind == PF_K_ENTRY ||
 				  l->kind == PF_K_LEAF ||
 				  l->kind == PF_K_RETURN) &&
@@ -1316,8 +1375,9 @@ void pf_trace_summary(FILE *out, const struct pf_trace *t)
 	fprintf(out, "%zu packet%s: %zu complete, %zu incomplete", t->npackets,
 		t->npackets == 1 ? "" : "s", t->npackets - bad, bad);
 	if (s->lost_reports) {
-		fprintf(out, "; the ring buffer lost %" PRIu64 " event%s",
-			s->lost_events, s->lost_events == 1 ? "" : "s");
+		fprintf(out, "; the ring buffer lost %s%" PRIu64 " event%s",
+			s->lost_saturated ? "at least " : "", s->lost_events,
+			s->lost_events == 1 ? "" : "s");
 		if (s->lost_unknown)
 			fprintf(out, " and %" PRIu64 " more of unknown count",
 				s->lost_unknown);

@@ -78,7 +78,8 @@ struct pf_trace_stats {
 	uint64_t lines;		/* lines read, the truncated last one too */
 	uint64_t events;	/* pktfilt_packet events */
 	uint64_t lost_reports;	/* "CPU:N [LOST ...]" lines */
-	uint64_t lost_events;	/* the sum of their counts */
+	uint64_t lost_events;	/* the sum of their counts, saturated */
+	bool lost_saturated;	/* ... at UINT64_MAX: at least that many */
 	uint64_t lost_unknown;	/* "[LOST EVENTS]" lines: count unknown */
 	uint64_t noise;		/* depth-0 calls outside any packet's graph */
 	uint64_t stray;		/* deeper calls/returns outside any graph */

@@ -292,95 +292,267 @@ size_t pf_self_times(const struct pf_packet *pkt, uint64_t *w, size_t n)
 
 /* --- folded ------------------------------------------------------------------ */
 
-struct pf_stack {
-	char *stack;
+/*
+ * The distinct stacks of all the packets, as a tree: one node per distinct
+ * call path, found from its parent and name in a hash table, with the sum
+ * of its calls' self times. Memory grows with the distinct paths, not with
+ * the calls, and no path is ever copied whole: at the end the nodes are
+ * sorted as their ";"-joined paths would be by strcmp(), comparing the
+ * paths name by name along the parent pointers.
+ */
+struct pf_fstack {
+	struct pf_fstack *parent;	/* NULL: a root */
+	struct pf_fstack *hnext;	/* in the hash bucket */
+	char *name;		/* ';' made ':' */
+	size_t len;
 	uint64_t weight;
+	size_t depth;		/* 0: a root */
+	uint64_t hash;
 };
 
 struct pf_folded {
-	struct pf_stack *v;
+	struct pf_fstack **all;	/* every node, in creation order */
 	size_t n, cap;
-	char *path;		/* the current stack, ";"-joined */
-	size_t len, path_cap;
+	struct pf_fstack **buckets;
+	size_t nbuckets;	/* a power of 2 */
+	size_t maxdepth;
 	const uint64_t *w;	/* self times of the packet, pre-order */
 	size_t wi;
+	uint64_t *wbuf;
+	size_t wcap;
 };
 
-static int folded_add(struct pf_folded *f, uint64_t weight)
+static uint64_t fstack_hash(const struct pf_fstack *parent, const char *name)
 {
-	char *s;
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(uintptr_t)parent;
 
+	for (; *name; name++) {
+		h ^= (unsigned char)(*name == ';' ? ':' : *name);
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static bool fstack_is(const struct pf_fstack *fs, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < fs->len; i++)
+		if (fs->name[i] != (name[i] == ';' ? ':' : name[i]))
+			return false;
+	return name[i] == '\0';
+}
+
+static int folded_grow(struct pf_folded *f)
+{
+	size_t nb = f->nbuckets ? 2 * f->nbuckets : 1024, i;
+	struct pf_fstack **b = calloc(nb, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (i = 0; i < f->n; i++) {
+		struct pf_fstack *fs = f->all[i];
+		size_t k = (size_t)(fs->hash & (nb - 1));
+
+		fs->hnext = b[k];
+		b[k] = fs;
+	}
+	free(f->buckets);
+	f->buckets = b;
+	f->nbuckets = nb;
+	return 0;
+}
+
+/* The node for @name under @parent, made if new. */
+static struct pf_fstack *folded_get(struct pf_folded *f,
+				    struct pf_fstack *parent, const char *name)
+{
+	uint64_t h = fstack_hash(parent, name);
+	struct pf_fstack *fs;
+	size_t i, len;
+
+	if (f->nbuckets)
+		for (fs = f->buckets[h & (f->nbuckets - 1)]; fs; fs = fs->hnext)
+			if (fs->hash == h && fs->parent == parent &&
+			    fstack_is(fs, name))
+				return fs;
 	if (f->n == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 256;
-		struct pf_stack *v = realloc(f->v, cap * sizeof(*v));
+		struct pf_fstack **v = realloc(f->all, cap * sizeof(*v));
 
 		if (!v)
-			return -ENOMEM;
-		f->v = v;
+			return NULL;
+		f->all = v;
 		f->cap = cap;
 	}
-	s = malloc(f->len + 1);
-	if (!s)
-		return -ENOMEM;
-	memcpy(s, f->path, f->len);
-	s[f->len] = '\0';
-	f->v[f->n].stack = s;
-	f->v[f->n].weight = weight;
-	f->n++;
-	return 0;
-}
-
-/* Append ";name" to the path, with ';' in names made ':'. */
-static int path_push(struct pf_folded *f, const char *name)
-{
-	size_t len = strlen(name), i;
-
-	if (f->path_cap - f->len < len + 2) {
-		size_t cap = f->path_cap ? f->path_cap : 1024;
-		char *p;
-
-		while (cap - f->len < len + 2)
-			cap *= 2;
-		p = realloc(f->path, cap);
-		if (!p)
-			return -ENOMEM;
-		f->path = p;
-		f->path_cap = cap;
+	if (f->n >= f->nbuckets && folded_grow(f))
+		return NULL;
+	fs = calloc(1, sizeof(*fs));
+	len = strlen(name);
+	if (!fs || !(fs->name = malloc(len + 1))) {
+		free(fs);
+		return NULL;
 	}
-	if (f->len)
-		f->path[f->len++] = ';';
-	for (i = 0; i < len; i++)
-		f->path[f->len++] = name[i] == ';' ? ':' : name[i];
-	return 0;
+	for (i = 0; i <= len; i++)
+		fs->name[i] = name[i] == ';' ? ':' : name[i];
+	fs->len = len;
+	fs->parent = parent;
+	fs->depth = parent ? parent->depth + 1 : 0;
+	fs->hash = h;
+	fs->hnext = f->buckets[h & (f->nbuckets - 1)];
+	f->buckets[h & (f->nbuckets - 1)] = fs;
+	f->all[f->n++] = fs;
+	if (fs->depth > f->maxdepth)
+		f->maxdepth = fs->depth;
+	return fs;
 }
 
-static int folded_node(struct pf_folded *f, const struct pf_node *node)
+static int folded_node(struct pf_folded *f, struct pf_fstack *parent,
+		       const struct pf_node *node)
 {
-	size_t save = f->len, i;
-	uint64_t weight = f->w[f->wi++];
-	int err;
+	struct pf_fstack *fs = folded_get(f, parent, node->func);
+	size_t i;
+	int err = 0;
 
-	err = path_push(f, node->func);
-	if (!err)
-		err = folded_add(f, weight);
+	if (!fs)
+		return -ENOMEM;
+	fs->weight = add_sat(fs->weight, f->w[f->wi++]);
 	for (i = 0; !err && i < node->nchildren; i++)
-		err = folded_node(f, node->children[i]);
-	f->len = save;
+		err = folded_node(f, fs, node->children[i]);
 	return err;
 }
 
-static int stack_cmp(const void *a, const void *b)
+/* Add a complete packet's stacks. */
+static int folded_packet(struct pf_folded *f, const struct pf_packet *pkt)
 {
-	const struct pf_stack *x = a, *y = b;
+	size_t n = pf_self_times(pkt, NULL, 0);
 
-	return strcmp(x->stack, y->stack);
+	if (!n)
+		return 0;
+	if (n > f->wcap) {
+		uint64_t *w = realloc(f->wbuf, n * sizeof(*w));
+
+		if (!w)
+			return -ENOMEM;
+		f->wbuf = w;
+		f->wcap = n;
+	}
+	pf_self_times(pkt, f->wbuf, n);
+	f->w = f->wbuf;
+	f->wi = 0;
+	return folded_node(f, NULL, pkt->graph);
+}
+
+/* Paths root first, for the comparison: two buffers of maxdepth + 1. */
+struct pf_fcmp {
+	const struct pf_fstack **a, **b;
+};
+
+static size_t fstack_chain(const struct pf_fstack *fs,
+			   const struct pf_fstack **chain)
+{
+	size_t n = fs->depth + 1, i = n;
+
+	for (; fs; fs = fs->parent)
+		chain[--i] = fs;
+	return n;
+}
+
+/* qsort() has no argument for its comparison (qsort_r() is not C11). */
+static struct pf_fcmp *fstack_cmp_bufs;
+
+/* strcmp() of the ";"-joined paths, without joining them. */
+static int fstack_cmp(const void *x, const void *y)
+{
+	const struct pf_fstack *fa = *(const struct pf_fstack *const *)x;
+	const struct pf_fstack *fb = *(const struct pf_fstack *const *)y;
+	struct pf_fcmp *c = fstack_cmp_bufs;
+	size_t na = fstack_chain(fa, c->a), nb = fstack_chain(fb, c->b);
+	size_t la = 0, lb = 0, ia = 0, ib = 0;
+
+	/* The common part of two paths is the same nodes: skip it. */
+	while (la < na && la < nb && c->a[la] == c->b[la])
+		la++;
+	if (la == na || la == nb)
+		return na == nb ? 0 : la == na ? -1 : 1;
+	lb = la;
+	for (;;) {
+		int ca, cb;
+
+		if (la < na && ia == c->a[la]->len) {
+			ca = la + 1 < na ? ';' : 0;
+			la++;
+			ia = 0;
+		} else {
+			ca = la < na ? (unsigned char)c->a[la]->name[ia++] : 0;
+		}
+		if (lb < nb && ib == c->b[lb]->len) {
+			cb = lb + 1 < nb ? ';' : 0;
+			lb++;
+			ib = 0;
+		} else {
+			cb = lb < nb ? (unsigned char)c->b[lb]->name[ib++] : 0;
+		}
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+		if (!ca)
+			return 0;
+	}
+}
+
+static void folded_print_path(FILE *out, const struct pf_fstack *fs)
+{
+	if (fs->parent) {
+		folded_print_path(out, fs->parent);
+		fputc(';', out);
+	}
+	fwrite(fs->name, 1, fs->len, out);
+}
+
+static int folded_write(struct pf_folded *f, FILE *out)
+{
+	struct pf_fcmp c;
+	size_t i;
+
+	if (!f->n)
+		return 0;
+	c.a = malloc((f->maxdepth + 1) * sizeof(*c.a));
+	c.b = malloc((f->maxdepth + 1) * sizeof(*c.b));
+	if (!c.a || !c.b) {
+		free(c.a);
+		free(c.b);
+		return -ENOMEM;
+	}
+	fstack_cmp_bufs = &c;
+	qsort(f->all, f->n, sizeof(*f->all), fstack_cmp);
+	fstack_cmp_bufs = NULL;
+	free(c.a);
+	free(c.b);
+	for (i = 0; i < f->n; i++) {
+		folded_print_path(out, f->all[i]);
+		fprintf(out, " %" PRIu64 "\n", f->all[i]->weight);
+	}
+	return 0;
+}
+
+static void folded_free(struct pf_folded *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		free(f->all[i]->name);
+		free(f->all[i]);
+	}
+	free(f->all);
+	free(f->buckets);
+	free(f->wbuf);
+	memset(f, 0, sizeof(*f));
 }
 
 int pf_render_folded(FILE *out, const struct pf_trace *trace)
 {
 	struct pf_folded f = { 0 };
-	uint64_t *w = NULL;
-	size_t i, j, n;
+	size_t i;
 	int err = 0;
 
 	for (i = 0; i < trace->npackets && !err; i++) {
@@ -390,35 +562,11 @@ int pf_render_folded(FILE *out, const struct pf_trace *trace)
 			skip_warning("folded", pkt);
 			continue;
 		}
-		n = pf_self_times(pkt, NULL, 0);
-		free(w);
-		w = malloc(n * sizeof(*w));
-		if (!w) {
-			err = -ENOMEM;
-			break;
-		}
-		pf_self_times(pkt, w, n);
-		f.w = w;
-		f.wi = 0;
-		f.len = 0;
-		err = folded_node(&f, pkt->graph);
+		err = folded_packet(&f, pkt);
 	}
-	if (!err && f.n) {
-		qsort(f.v, f.n, sizeof(*f.v), stack_cmp);
-		for (i = 0; i < f.n; i = j) {
-			uint64_t sum = f.v[i].weight;
-
-			for (j = i + 1; j < f.n && !strcmp(f.v[i].stack,
-							    f.v[j].stack); j++)
-				sum = add_sat(sum, f.v[j].weight);
-			fprintf(out, "%s %" PRIu64 "\n", f.v[i].stack, sum);
-		}
-	}
-	for (i = 0; i < f.n; i++)
-		free(f.v[i].stack);
-	free(f.v);
-	free(f.path);
-	free(w);
+	if (!err)
+		err = folded_write(&f, out);
+	folded_free(&f);
 	return err ? err : out_status(out);
 }
 

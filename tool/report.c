@@ -266,7 +266,9 @@ int pf_report_run(const struct pf_cmd *cmd, int argc, char **argv)
 		fprintf(stderr, "pktfilt: report: %zu of %zu packet%s incomplete",
 			bad, t->npackets, t->npackets == 1 ? "" : "s");
 		if (pf_trace_lost(t))
-			fprintf(stderr, ", %" PRIu64 " event%s lost%s", t->stats.lost_events,
+			fprintf(stderr, ", %s%" PRIu64 " event%s lost%s",
+				t->stats.lost_saturated ? "at least " : "",
+				t->stats.lost_events,
 				t->stats.lost_events == 1 ? "" : "s",
 				t->stats.lost_unknown ? " (and more, uncounted)" : "");
 		fprintf(stderr, "\npktfilt: report: ");

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -669,18 +670,31 @@ TEST(garbage_lines)
 		"udpudpudpudp saddr=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa */\n"
 		" 0)   2.000 us    |  }\n"
 		" 5) garbage\n";
-	struct pf_trace *t = parse_str(trace);
+	static const char long_fields[] =
+		" 0)               |  /* pktfilt_packet: seq=7 proto="
+		"udpudpudpudp saddr=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa */\n";
+	struct pf_trace *t = parse_str(long_fields);
+
+	/* Strings too long for their field are cut. */
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(1, t->npackets);
+	EXPECT_EQ(7, t->packets[0]->seq);
+	EXPECT_STREQ("udpudpu", t->packets[0]->proto);
+	EXPECT_EQ(45, strlen(t->packets[0]->saddr));
+	EXPECT_FALSE(t->packets[0]->complete);
+	pf_trace_free(t);
+	t = parse_str(trace);
 
 	ASSERT_NE(NULL, t);
-	ASSERT_EQ(2, t->npackets);
+	/*
+	 * The second event's seq=x is not a number: not understood (a
+	 * number is read exactly or not at all), so it opens no packet.
+	 */
+	ASSERT_EQ(1, t->npackets);
 	EXPECT_TRUE(t->packets[0]->complete);
 	EXPECT_EQ(1, t->packets[0]->graph->nchildren);
 	EXPECT_EQ(2000, t->packets[0]->graph->duration_ns);
-	EXPECT_EQ(0, t->packets[1]->seq);
-	EXPECT_STREQ("udpudpu", t->packets[1]->proto);
-	EXPECT_EQ(45, strlen(t->packets[1]->saddr));
-	EXPECT_FALSE(t->packets[1]->complete);
-	EXPECT_EQ(8, t->stats.garbage);
+	EXPECT_EQ(9, t->stats.garbage);
 	EXPECT_EQ(1, t->stats.lost_reports);
 	pf_trace_free(t);
 
@@ -1148,6 +1162,264 @@ TEST(fixture_text_is_the_trace)
 	}
 	pf_trace_free(t);
 	free(buf);
+}
+
+/* --- issue 18: hostile input ------------------------------------------------ */
+
+/*
+ * Feed @len bytes from a heap block of exactly that size, so that ASan
+ * sees any read past them; in @chunk-sized pieces (0: whole).
+ */
+static struct pf_trace *parse_exact(const char *s, size_t len, size_t chunk)
+{
+	struct pf_fgraph *p = pf_fgraph_new();
+	char *buf = malloc(len ? len : 1);
+	size_t off;
+
+	if (!p || !buf) {
+		pf_fgraph_free(p);
+		free(buf);
+		return NULL;
+	}
+	memcpy(buf, s, len);
+	for (off = 0; off < len; off += chunk ? chunk : len)
+		pf_fgraph_feed(p, buf + off,
+			       chunk && len - off > chunk ? chunk : len - off);
+	free(buf);
+	return pf_fgraph_finish(p);
+}
+
+/* Render @t every way, into /dev/null, warnings included. */
+static void render_all(struct __test_metadata *_metadata,
+		       const struct pf_trace *t)
+{
+	int (*const fns[])(FILE *, const struct pf_trace *) = {
+		pf_render_text, pf_render_json, pf_render_folded,
+		pf_render_svg,
+	};
+	FILE *null = fopen("/dev/null", "w"), *saved = stderr;
+	size_t k;
+
+	ASSERT_NE(NULL, null);
+	stderr = null;
+	for (k = 0; k < ARRAY_SIZE(fns); k++)
+		EXPECT_EQ(0, fns[k](null, t));
+	stderr = saved;
+	fclose(null);
+}
+
+/*
+ * Bug 1: "}" then a comment whose "*" "/" overlaps its "/" "*": the name's
+ * length underflowed in parse_return() (SIGSEGV on the 4-byte file).
+ */
+TEST(issue18_return_comment_overlap)
+{
+	static const char *const inputs[] = {
+		"}/*/", "}/*/\n", "} /*/", " 0)               |  }/*/\n",
+		EV(1, 0) " 0)               |  udp_rcv() {\n"
+		" 0)   1.000 us    |  }/*/\n",
+		"}/**/", "} /* */",
+	};
+	size_t i, chunk;
+
+	for (i = 0; i < ARRAY_SIZE(inputs); i++) {
+		for (chunk = 0; chunk < 3; chunk++) {
+			struct pf_trace *t = parse_exact(inputs[i],
+							 strlen(inputs[i]),
+							 chunk);
+
+			ASSERT_NE(NULL, t);
+			render_all(_metadata, t);
+			pf_trace_free(t);
+		}
+	}
+}
+
+/*
+ * Bug 2: the comment line "/" "*" "/": its length underflowed in
+ * parse_body(), and is_event() read past the line, here the end of the
+ * block fed.
+ */
+TEST(issue18_comment_overlap)
+{
+	static const char *const inputs[] = {
+		"/*/\n", "/*/", " 0)               |  /*/\n", "  /*/  \n",
+		EV(1, 0) " 0)               |  /*/\n",
+		"/**/\n", "/* */\n",
+	};
+	size_t i, chunk;
+
+	for (i = 0; i < ARRAY_SIZE(inputs); i++) {
+		for (chunk = 0; chunk < 3; chunk++) {
+			struct pf_trace *t = parse_exact(inputs[i],
+							 strlen(inputs[i]),
+							 chunk);
+
+			ASSERT_NE(NULL, t);
+			render_all(_metadata, t);
+			pf_trace_free(t);
+		}
+	}
+}
+
+/*
+ * Bug 3: a "[LOST EVENTS]" line whose CPU cannot be read was copied into
+ * every open packet's text: packets open on many CPUs times many such
+ * lines. Now it marks them all lost, and copies into none.
+ */
+TEST(issue18_lost_line_of_no_cpu)
+{
+	const size_t ncpus = 1024, nlost = 300;
+	size_t cap = ncpus * 200 + nlost * 40, len = 0, i;
+	char *buf = malloc(cap);
+	struct pf_trace *t;
+
+	ASSERT_NE(NULL, buf);
+	for (i = 0; i < ncpus; i++)
+		len += (size_t)snprintf(buf + len, cap - len,
+			" %zu)               |  /* pktfilt_packet: seq=%zu cpu=%zu proto=udp */\n",
+			i, i + 1, i);
+	for (i = 0; i < nlost; i++)
+		len += (size_t)snprintf(buf + len, cap - len,
+					"CPU:x [LOST EVENTS]\n");
+	t = pf_fgraph_parse_buf(buf, len);
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(ncpus, t->npackets);
+	EXPECT_EQ(nlost, t->stats.lost_reports);
+	EXPECT_EQ(nlost, t->stats.lost_unknown);
+	for (i = 0; i < ncpus; i++) {
+		const struct pf_packet *pkt = t->packets[i];
+
+		EXPECT_FALSE(pkt->complete);
+		EXPECT_TRUE(pkt->incomplete & PF_INC_LOST);
+		/* Its own event line only. */
+		EXPECT_EQ(NULL, strstr(pkt->raw_text, "LOST"));
+		if (strstr(pkt->raw_text, "LOST"))
+			break;
+	}
+	pf_trace_free(t);
+
+	/* A packet opened after such a line is not marked by it. */
+	t = parse_str("CPU:x [LOST EVENTS]\n" EV(1, 0)
+		      " 0)   1.000 us    |  udp_rcv();\n");
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(1, t->npackets);
+	EXPECT_TRUE(t->packets[0]->complete);
+	pf_trace_free(t);
+	free(buf);
+}
+
+static long peak_rss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/*
+ * Bug 4: folded output kept a copy of the whole call path for every call
+ * (here 2 packets of 512 nested calls with 1000-character names: the
+ * old code held 2 x 131 MB of paths). Now a tree of distinct stacks.
+ */
+TEST(issue18_folded_memory)
+{
+	const size_t depth = 512, namelen = 1000, npkt = 2;
+	size_t cap = npkt * depth * (namelen + 80) * 2 + 4096, len = 0;
+	char *buf = malloc(cap), *name = malloc(namelen + 1);
+	struct pf_trace *t;
+	size_t k, d, lines = 0;
+	FILE *out;
+	long before;
+	int ch;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, name);
+	for (k = 0; k < npkt; k++) {
+		len += (size_t)snprintf(buf + len, cap - len, EV(1, 0));
+		len += (size_t)snprintf(buf + len, cap - len,
+					" 0)               |  udp_rcv() {\n");
+		for (d = 1; d < depth; d++) {
+			memset(name, 'a' + (int)(d % 26), namelen);
+			name[namelen] = '\0';
+			len += (size_t)snprintf(buf + len, cap - len,
+						" 0)               |  %*s%s() {\n",
+						(int)(2 * d), "", name);
+		}
+		for (d = depth; d-- > 0;)
+			len += (size_t)snprintf(buf + len, cap - len,
+						" 0) %8zu.000 us |  %*s}\n",
+						d + 1, (int)(2 * d), "");
+	}
+	free(name);
+	t = pf_fgraph_parse_buf(buf, len);
+	free(buf);
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(npkt, t->npackets);
+	ASSERT_TRUE(t->packets[0]->complete);
+	/* Its output is 131 MB: into a file, not memory. */
+	out = tmpfile();
+	ASSERT_NE(NULL, out);
+	before = peak_rss_kb();
+	EXPECT_EQ(0, pf_render_folded(out, t));
+	rewind(out);
+	while ((ch = getc(out)) != EOF)
+		lines += ch == '\n';
+	fclose(out);
+	EXPECT_EQ(depth, lines);
+	/* The distinct stacks are 512, printed once each: a few MB. */
+	EXPECT_LT(peak_rss_kb() - before, 96 * 1024);
+	TH_LOG("folded: peak RSS grew by %ld KiB", peak_rss_kb() - before);
+	pf_trace_free(t);
+}
+
+/*
+ * Bug 5: counts wrapped: two [LOST 9999999999999999999 EVENTS] summed
+ * modulo 2^64, a 20-digit seq read as 0. Now sums saturate and say so,
+ * numbers are exact, and numbers that do not fit are not understood.
+ */
+TEST(issue18_exact_counts)
+{
+	struct pf_trace *t;
+	char *summary = NULL;
+	size_t slen = 0;
+	FILE *m;
+
+	t = parse_str("CPU:0 [LOST 9999999999999999999 EVENTS]\n"
+		      "CPU:0 [LOST 9999999999999999999 EVENTS]\n");
+	ASSERT_NE(NULL, t);
+	EXPECT_EQ(2, t->stats.lost_reports);
+	EXPECT_EQ(UINT64_MAX, t->stats.lost_events);
+	EXPECT_TRUE(t->stats.lost_saturated);
+	m = open_memstream(&summary, &slen);
+	ASSERT_NE(NULL, m);
+	pf_trace_summary(m, t);
+	fclose(m);
+	EXPECT_NE(NULL, strstr(summary, "lost at least 18446744073709551615 events"));
+	free(summary);
+	pf_trace_free(t);
+
+	/* 20 digits that fit are exact; more than 2^64 - 1 is unknown. */
+	t = parse_str("CPU:0 [LOST 18446744073709551615 EVENTS]\n"
+		      "CPU:0 [LOST 18446744073709551616 EVENTS]\n");
+	ASSERT_NE(NULL, t);
+	EXPECT_EQ(UINT64_MAX, t->stats.lost_events);
+	EXPECT_FALSE(t->stats.lost_saturated);
+	EXPECT_EQ(1, t->stats.lost_unknown);
+	pf_trace_free(t);
+
+	t = parse_str(" 0)               |  /* pktfilt_packet: seq=18446744073709551615 cpu=0 proto=udp */\n"
+		      " 1)               |  /* pktfilt_packet: seq=18446744073709551616 cpu=1 proto=udp */\n"
+		      " 2)               |  /* pktfilt_packet: seq=3 cpu=2 proto=udp sport=65536 */\n"
+		      " 3)               |  /* pktfilt_packet: seq=4 cpu=3 proto=udp ifindex=-5 netns=4294967296 */\n"
+		      " 4)               |  /* pktfilt_packet: seq=5 cpu=4 proto=udp ifindex=-5 */\n");
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(2, t->npackets);
+	EXPECT_EQ(UINT64_MAX, t->packets[0]->seq);
+	EXPECT_EQ(5, t->packets[1]->seq);
+	EXPECT_EQ(-5, t->packets[1]->ifindex);
+	EXPECT_EQ(3, t->stats.garbage);
+	pf_trace_free(t);
 }
 
 /* --- anything goes --------------------------------------------------------- */

@@ -12,7 +12,15 @@
  * ICMPv6 with IPv4, ports with ICMP). IFINDEX alone matches that index in
  * every network namespace; add NETNS to name one interface.
  *
- * GET replies carry STATE and STATS always; when armed, the predicates,
+ * Permissions: SET, CLEAR and GET need CAP_NET_ADMIN in the initial user
+ * namespace (EPERM from the generic netlink core otherwise), and so does
+ * joining the "events" group. STATS is open to every user of the initial
+ * network namespace; from another network namespace it needs CAP_NET_ADMIN
+ * too. SET refuses with ESRCH while set_ftrace_pid is empty.
+ *
+ * GET replies carry STATE and STATS always, and PROBLEM when the module
+ * cannot arm (a tracefs handler it watches is missing on this kernel) or is
+ * pinned in memory (another module took over a slot it had wrapped); when armed, the predicates,
  * COUNT, FLAGS, FILTER_ID and (COUNT > 0) REMAINING; when idle, REASON if a
  * filter was disarmed before. STATS replies are GET replies without the
  * predicates.
@@ -98,6 +106,9 @@ enum pktfilt_attr {
 	PKTFILT_A_SPORT,	/* u16 */
 	PKTFILT_A_DPORT,	/* u16 */
 
+	/* GET, STATS replies: a condition of the module's, if any. */
+	PKTFILT_A_PROBLEM,	/* string: why it cannot arm, or why it is pinned */
+
 	__PKTFILT_A_MAX,
 	PKTFILT_A_MAX = __PKTFILT_A_MAX - 1
 };
@@ -111,6 +122,8 @@ enum pktfilt_stat {
 	PKTFILT_STAT_TRACED,	/* u64 matching packets that were traced */
 	PKTFILT_STAT_NOT_READY,	/* u64 matched, not traced: tracefs not ready */
 	PKTFILT_STAT_EXHAUSTED,	/* u64 matched after the count was used up */
+	PKTFILT_STAT_GATE_MISSED, /* u64 matched, not traced: the gate's return
+				   * probe missed (no free instance) */
 
 	__PKTFILT_STAT_MAX,
 	PKTFILT_STAT_MAX = __PKTFILT_STAT_MAX - 1

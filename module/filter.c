@@ -7,6 +7,8 @@
  * kretprobe and the filter pointer: hooks are installed before a filter is
  * published, and removed (with synchronize_net()) before the gate goes.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/irq_work.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -40,6 +42,13 @@ static DEFINE_IRQ_WORK(pf_stale_irq_work, pf_stale_irq_work_fn);
  * Decides for one packet that pf_rcv_filter() let through, before its
  * handler runs. Returns true if the gate is open and pf_rcv_end() must
  * close it after the handler.
+ *
+ * Only a packet that is traced is claimed from the count and announced:
+ * the gate is prepared first (pf_gate_prepare(), the one step that can
+ * fail: a kretprobe instance missed), then the count is claimed, the
+ * packet announced, and the gate opened by a plain kprobe that cannot
+ * miss here (pf_gate_prepare() checked the context). So "traced" equals
+ * the graphs recorded and --count N is exact by construction.
  */
 bool notrace pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb,
 			  enum pf_slot slot)
@@ -57,9 +66,17 @@ bool notrace pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb,
 		this_cpu_inc(pf_stats.not_ready);
 		return false;
 	}
+	if (f->count && atomic64_read(&f->remaining) <= 0) {
+		this_cpu_inc(pf_stats.exhausted);
+		return false;
+	}
+	if (!pf_gate_prepare()) {
+		this_cpu_inc(pf_stats.gate_missed);
+		return false;
+	}
 	if (f->count) {
 		/* Exactly count claims succeed, whatever the CPUs race. */
-		int left = atomic_dec_if_positive(&f->remaining);
+		s64 left = atomic64_dec_if_positive(&f->remaining);
 
 		if (left < 0) {
 			this_cpu_inc(pf_stats.exhausted);
@@ -77,8 +94,8 @@ bool notrace pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb,
 	pf_genl_notify_packet(&key, seq);
 
 	if (!pf_gate_open()) {
-		/* The kretprobe missed (no free instance): nothing was flipped. */
-		this_cpu_inc(pf_stats.not_ready);
+		/* Cannot happen: see pf_gate_open(). Counted, never hidden. */
+		this_cpu_inc(pf_stats.gate_missed);
 		return false;
 	}
 	this_cpu_inc(pf_stats.traced);
@@ -134,7 +151,8 @@ static void pf_disarm_locked(const char *reason)
 	pf_gate_disarm();
 	if (old) {
 		pf_reason = reason;
-		kfree(old);
+		/* Whatever pf_hooks_remove() waited for: no reader is left. */
+		kfree_rcu(old, rcu);
 	}
 }
 
@@ -157,6 +175,12 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 		goto err;
 	}
 
+	if (pf_watch_missing()) {
+		NL_SET_ERR_MSG(extack,
+			       "cannot arm: a tracefs handler pktfilt must watch could not be probed on this kernel (pktfilt show and dmesg name it)");
+		ret = -EOPNOTSUPP;
+		goto err;
+	}
 	ret = pf_gate_arm(extack);
 	if (ret)
 		goto err;
@@ -170,7 +194,7 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 	}
 
 	f->id = ++pf_last_id;
-	atomic_set(&f->remaining, f->count);
+	atomic64_set(&f->remaining, f->count);
 	rcu_assign_pointer(pf_active, f);
 	pf_reason = "";
 
@@ -194,18 +218,31 @@ void pf_filter_clear(const char *reason)
 	mutex_unlock(&pf_lock);
 }
 
-/* A netlink socket went away: drop the filter it owned, if any. */
+static bool pf_owned_by(const struct pf_filter *f, struct net *net, u32 portid)
+{
+	return f && (f->flags & PKTFILT_F_OWNED) && f->owner_net == net &&
+	       f->owner_portid == portid;
+}
+
+/*
+ * A netlink socket went away: drop the filter it owned, if any. Every
+ * generic netlink socket of the system ends up here, so the owner is
+ * looked for under RCU, and only the owner's close takes pf_lock (which
+ * arming holds across slow calls).
+ */
 void pf_filter_owner_gone(struct net *net, u32 portid)
 {
 	struct pf_filter *f;
+	bool owner;
 
-	/* Every generic netlink socket of the system ends up here. */
-	if (!rcu_access_pointer(pf_active))
+	rcu_read_lock();
+	owner = pf_owned_by(rcu_dereference(pf_active), net, portid);
+	rcu_read_unlock();
+	if (!owner)
 		return;
 	mutex_lock(&pf_lock);
 	f = rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
-	if (f && (f->flags & PKTFILT_F_OWNED) && f->owner_net == net &&
-	    f->owner_portid == portid)
+	if (pf_owned_by(f, net, portid))
 		pf_disarm_locked("the owning pktfilt process exited");
 	mutex_unlock(&pf_lock);
 }
@@ -249,7 +286,7 @@ static void pf_exhausted_work_fn(struct work_struct *work)
 	mutex_lock(&pf_lock);
 	f = rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
 	if (f && f->count && f->id == (u32)atomic_read(&pf_exhausted_id) &&
-	    !atomic_read(&f->remaining))
+	    !atomic64_read(&f->remaining))
 		pf_disarm_locked("count reached: all packets traced");
 	mutex_unlock(&pf_lock);
 }
@@ -257,6 +294,17 @@ static void pf_exhausted_work_fn(struct work_struct *work)
 struct pf_filter *pf_filter_get_locked(void)
 {
 	return rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
+}
+
+/* What keeps the module from working normally, or "". Under pf_lock. */
+const char *pf_filter_problem_locked(void)
+{
+	const char *pinned = pf_hooks_problem();
+
+	lockdep_assert_held(&pf_lock);
+	if (*pinned)
+		return pinned;
+	return pf_watch_missing() ?: "";
 }
 
 const char *pf_filter_reason_locked(void)
@@ -278,16 +326,22 @@ void pf_filter_stats(struct pf_stats *sum)
 		sum->traced += READ_ONCE(s->traced);
 		sum->not_ready += READ_ONCE(s->not_ready);
 		sum->exhausted += READ_ONCE(s->exhausted);
+		sum->gate_missed += READ_ONCE(s->gate_missed);
 	}
 }
 
-/* After pf_watch_exit(): nothing marks a filter stale any more. */
+/*
+ * After pf_watch_exit(): nothing marks a filter stale any more. The filter
+ * goes first: once its hooks are removed (synchronize_net() inside), no
+ * packet can claim a count and queue the exhausted work; only then are the
+ * work items cancelled, so none can run after the module's code is gone.
+ */
 void pf_filter_exit(void)
 {
+	pf_filter_clear("module unloaded");
 	irq_work_sync(&pf_stale_irq_work);
 	cancel_work_sync(&pf_stale_work);
 	cancel_work_sync(&pf_exhausted_work);
-	pf_filter_clear("module unloaded");
 	/* Wait for kfree_rcu() of replaced filters before the code goes. */
 	rcu_barrier();
 }

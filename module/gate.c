@@ -40,6 +40,9 @@
  * The task cannot move meanwhile: softirq processing on RT is migration
  * disabled, and serialized per CPU, so no other hook call can interleave.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/build_bug.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
@@ -48,6 +51,7 @@
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <asm/text-patching.h>
+#include <trace/events/sched.h>
 
 #include "internal.h"
 
@@ -58,11 +62,16 @@
 #define PF_PROBE_NAME	"ftrace_filter_pid_sched_switch_probe"
 #define PF_TRACE_NAME	"global_trace"
 
-/* The signature of ftrace_filter_pid_sched_switch_probe() since 5.19. */
-typedef void (*pf_probe_fn)(void *data, bool preempt,
-			    struct task_struct *prev,
-			    struct task_struct *next,
-			    unsigned int prev_state);
+/*
+ * The type of a sched_switch probe, i.e. of ftrace_filter_pid_sched_switch_probe(),
+ * which the gate calls. It is the type of our own probe below, which
+ * pf_gate_init() passes to the kernel's check_trace_callback_type_sched_switch():
+ * a changed tracepoint prototype fails the build instead of calling ftrace
+ * with the wrong arguments.
+ */
+static void pf_switch_probe(void *data, bool preempt, struct task_struct *prev,
+			    struct task_struct *next, unsigned int prev_state);
+typedef typeof(&pf_switch_probe) pf_probe_fn;
 
 static struct tracepoint *pf_sched_switch;
 /* Both found in the sched_switch table, then only compared with it. */
@@ -295,23 +304,71 @@ bool notrace pf_gate_is_open(void)
 	return this_cpu_read(pf_open);
 }
 
-/* Starts tracing this CPU. Softirq context, from the hook. */
-bool notrace pf_gate_open(void)
+/*
+ * set_ftrace_pid was emptied while the gate called ftrace's probe: ftrace
+ * unregisters the probe and then resets every CPU's value to "trace all",
+ * with nothing to stop our call from landing after the reset and leaving
+ * "ignore" behind, which would silence function_graph on this CPU until
+ * set_ftrace_pid is written again. So after each call the table is
+ * checked again; if the probe is gone, the CPU is set back to a value that
+ * traces (current's PID: with no PID filter, any value but "ignore"
+ * traces). Interrupts are off, so a new set_ftrace_pid write's IPI, which
+ * recomputes every CPU, comes after us. Returns whether the probe was
+ * still there.
+ */
+static bool notrace pf_gate_settle(void)
 {
-	unsigned long answer;
-	bool open = false;
+	unsigned long flags;
+	bool ready;
+
+	local_irq_save(flags);
+	ready = pf_gate_ready();
+	if (!ready)
+		pf_call_probe(PF_MODE_REOPEN, current);
+	local_irq_restore(flags);
+	return ready;
+}
+
+/*
+ * Step 1, before the packet is claimed and announced: records what
+ * trace_ignore_this_task() answers for current, so that the gate can be
+ * closed again. The one step that can fail: the kretprobe finds no free
+ * instance (missed), the context is not the gate's (interrupts off), or
+ * set_ftrace_pid was emptied meanwhile. Changes nothing. Softirq context,
+ * from the hook.
+ */
+bool notrace pf_gate_prepare(void)
+{
+	bool done;
 
 	/*
 	 * On RT the softirq is preemptible: a switch between setting pf_mode
-	 * and the kprobe would run pf_switch_probe(), which resets pf_mode,
-	 * and the real trace_ignore_this_task() would then shut the gate
-	 * while pf_done says it opened. ftrace's probe also expects to run
-	 * non-preemptible (rcu_dereference_sched). Preemption is off anyway
-	 * in softirq context elsewhere.
+	 * and the kprobe would run pf_switch_probe(), which resets pf_mode.
+	 * ftrace's probe also expects to run non-preemptible
+	 * (rcu_dereference_sched). Preemption is off anyway in softirq
+	 * context elsewhere.
 	 */
 	preempt_disable_notrace();
-	if (!pf_call_probe(PF_MODE_OBSERVE, current))
-		goto out;
+	done = pf_call_probe(PF_MODE_OBSERVE, current);
+	done = pf_gate_settle() && done;
+	preempt_enable_notrace();
+	return done;
+}
+
+/*
+ * Step 2: starts tracing this CPU, after pf_gate_prepare() succeeded on it
+ * for this packet (pf_answer holds its answer; nothing between uses it: the
+ * hooks of one CPU are serialized, on RT too, and interrupts leave pf_answer
+ * alone). A plain kprobe, no return instance: it can only be missed when
+ * re-entered from another kprobe handler, which pf_gate_prepare() would have
+ * been too. So it does not fail where step 1 did not.
+ */
+bool notrace pf_gate_open(void)
+{
+	unsigned long answer;
+	bool open;
+
+	preempt_disable_notrace();
 	answer = this_cpu_read(pf_answer);
 	this_cpu_write(pf_answer, 0);	/* false: trace this task */
 	/* Open before the call: a preemption right after it re-opens (RT). */
@@ -320,7 +377,6 @@ bool notrace pf_gate_open(void)
 	open = pf_call_probe(PF_MODE_SKIP, current);
 	this_cpu_write(pf_answer, answer);
 	this_cpu_write(pf_open, open);
-out:
 	preempt_enable_notrace();
 	return open;
 }
@@ -336,8 +392,10 @@ void notrace pf_gate_close(void)
 	 * If set_ftrace_pid was emptied meanwhile, ftrace has reset every CPU
 	 * to "trace all": calling the probe now would leave a PID behind.
 	 */
-	if (pf_gate_ready())
+	if (pf_gate_ready()) {
 		pf_call_probe(PF_MODE_CLOSE, current);
+		pf_gate_settle();
+	}
 	local_irq_restore(flags);
 }
 
@@ -349,7 +407,7 @@ int pf_gate_arm(struct netlink_ext_ack *extack)
 	if (!pf_probe_lookup()) {
 		NL_SET_ERR_MSG(extack,
 			       "set_ftrace_pid is empty: write a PID that never runs first, e.g. cat /proc/sys/kernel/pid_max > /sys/kernel/tracing/set_ftrace_pid");
-		return -ENOTCONN;
+		return -ESRCH;
 	}
 	if (pf_probes_registered)
 		return 0;
@@ -416,9 +474,15 @@ int pf_gate_init(void)
 {
 	int ret;
 
+	/* The compiler checks pf_probe_fn against the tracepoint's own type. */
+	check_trace_callback_type_sched_switch(pf_switch_probe);
+	BUILD_BUG_ON(!__same_type(pf_probe_fn, void (*)(void *, bool,
+							struct task_struct *,
+							struct task_struct *,
+							unsigned int)));
 	for_each_kernel_tracepoint(pf_find_sched_switch, &pf_sched_switch);
 	if (!pf_sched_switch) {
-		pr_err("pktfilt: no sched_switch tracepoint (CONFIG_TRACEPOINTS?)\n");
+		pr_err("no sched_switch tracepoint (CONFIG_TRACEPOINTS?)\n");
 		return -ENOENT;
 	}
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
@@ -426,7 +490,7 @@ int pf_gate_init(void)
 	ret = tracepoint_probe_register_prio(pf_sched_switch, pf_switch_probe,
 					     NULL, INT_MIN);
 	if (ret) {
-		pr_err("pktfilt: cannot register a sched_switch probe: %d\n", ret);
+		pr_err("cannot register a sched_switch probe: %d\n", ret);
 		return ret;
 	}
 	pf_switch_probe_registered = true;

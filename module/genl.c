@@ -7,7 +7,23 @@
  * is 0, so unknown attributes, trailing bytes and reserved header bits are
  * refused by the core); what a policy cannot express is checked here, and
  * every refusal carries an extack message.
+ *
+ * Who may do what (README, "Permissions"):
+ *  - SET, CLEAR and GET (whose reply names the traced hosts) need
+ *    CAP_NET_ADMIN in the initial user namespace: GENL_ADMIN_PERM, checked
+ *    by the core, which refuses with EPERM before the family is reached.
+ *  - The "events" group (every traced packet's tuple, ifindex, netns and
+ *    mark) can be joined with CAP_NET_ADMIN only, as drop_monitor's.
+ *  - STATS (state and counters, no addresses) is open to any user of the
+ *    initial network namespace. The counters are system-wide, so from any
+ *    other network namespace (a container) STATS needs CAP_NET_ADMIN in the
+ *    initial user namespace as well.
+ *  - The ops run without the genetlink mutex (parallel_ops): pf_lock
+ *    serializes them, and arming's slow calls (synchronize_net(), kprobe
+ *    registration) stall no other family.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/capability.h>
 #include <linux/in.h>
 #include <linux/netlink.h>
@@ -44,17 +60,11 @@ static struct genl_family pf_family;
 enum pf_mcgrp { PF_MCGRP_EVENTS };
 
 static const struct genl_multicast_group pf_mcgrps[] = {
-	[PF_MCGRP_EVENTS] = { .name = PKTFILT_MCGRP_EVENTS },
+	[PF_MCGRP_EVENTS] = {
+		.name = PKTFILT_MCGRP_EVENTS,
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+	},
 };
-
-static int pf_check_admin(struct sk_buff *skb, struct netlink_ext_ack *extack)
-{
-	/* Init user namespace: root in a user namespace may not arm. */
-	if (netlink_capable(skb, CAP_NET_ADMIN))
-		return 0;
-	NL_SET_ERR_MSG(extack, "setting or clearing the filter needs CAP_NET_ADMIN");
-	return -EPERM;
-}
 
 static int pf_parse_addr(struct genl_info *info, int a4, int a6, int aplen,
 			 struct pf_addr_pred *p)
@@ -174,9 +184,6 @@ static int pf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 	struct pf_filter *f;
 	int ret;
 
-	ret = pf_check_admin(skb, info->extack);
-	if (ret)
-		return ret;
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f) {
 		NL_SET_ERR_MSG(info->extack, "out of memory");
@@ -196,10 +203,6 @@ static int pf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 
 static int pf_cmd_clear(struct sk_buff *skb, struct genl_info *info)
 {
-	int ret = pf_check_admin(skb, info->extack);
-
-	if (ret)
-		return ret;
 	pf_filter_clear("cleared by pktfilt clear");
 	return 0;
 }
@@ -251,7 +254,7 @@ static int pf_put_filter(struct sk_buff *msg, const struct pf_filter *f)
 	    nla_put_u32(msg, PKTFILT_A_FLAGS, f->flags) ||
 	    nla_put_u32(msg, PKTFILT_A_FILTER_ID, f->id) ||
 	    (f->count && nla_put_u32(msg, PKTFILT_A_REMAINING,
-				     max(atomic_read(&f->remaining), 0))))
+				     (u32)max_t(s64, atomic64_read(&f->remaining), 0))))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -273,6 +276,8 @@ static int pf_put_stats(struct sk_buff *msg)
 	    nla_put_u64_64bit(msg, PKTFILT_STAT_NOT_READY, st.not_ready,
 			      PKTFILT_STAT_PAD) ||
 	    nla_put_u64_64bit(msg, PKTFILT_STAT_EXHAUSTED, st.exhausted,
+			      PKTFILT_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, PKTFILT_STAT_GATE_MISSED, st.gate_missed,
 			      PKTFILT_STAT_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
@@ -289,8 +294,16 @@ static int pf_cmd_get(struct sk_buff *skb, struct genl_info *info)
 	const char *reason;
 	struct sk_buff *msg;
 	void *hdr;
+	const char *problem;
 	int ret = -EMSGSIZE;
 
+	/* System-wide counters: not for a container's unprivileged root. */
+	if (!with_filter && !net_eq(genl_info_net(info), &init_net) &&
+	    !netlink_capable(skb, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "pktfilt's counters are system-wide: from a network namespace other than the initial one, reading them needs CAP_NET_ADMIN");
+		return -EPERM;
+	}
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {
 		NL_SET_ERR_MSG(info->extack, "out of memory");
@@ -303,8 +316,10 @@ static int pf_cmd_get(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&pf_lock);
 	f = pf_filter_get_locked();
 	reason = pf_filter_reason_locked();
+	problem = pf_filter_problem_locked();
 	if (nla_put_u8(msg, PKTFILT_A_STATE,
 		       f ? PKTFILT_STATE_ARMED : PKTFILT_STATE_IDLE) ||
+	    (*problem && nla_put_string(msg, PKTFILT_A_PROBLEM, problem)) ||
 	    (f && with_filter && pf_put_filter(msg, f)) ||
 	    (!f && *reason && nla_put_string(msg, PKTFILT_A_REASON, reason))) {
 		mutex_unlock(&pf_lock);
@@ -327,14 +342,17 @@ static const struct genl_ops pf_ops[] = {
 		.doit	= pf_cmd_set,
 		.policy	= pf_set_policy,
 		.maxattr = PKTFILT_A_MAX,
+		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= PKTFILT_CMD_GET,
 		.doit	= pf_cmd_get,
+		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= PKTFILT_CMD_CLEAR,
 		.doit	= pf_cmd_clear,
+		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= PKTFILT_CMD_STATS,
@@ -346,12 +364,24 @@ static struct genl_family pf_family __ro_after_init = {
 	.name		= PKTFILT_GENL_NAME,
 	.version	= PKTFILT_GENL_VERSION,
 	.netnsok	= true,
+	.parallel_ops	= true,
 	.module		= THIS_MODULE,
 	.ops		= pf_ops,
 	.n_ops		= ARRAY_SIZE(pf_ops),
 	.mcgrps		= pf_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(pf_mcgrps),
 };
+
+/* The size of a PACKET notification: about 150 bytes, not a page. */
+static size_t pf_packet_msg_size(int alen)
+{
+	return nla_total_size_64bit(sizeof(u64)) +	/* SEQ */
+	       nla_total_size(sizeof(u32)) +		/* CPU */
+	       nla_total_size(sizeof(u8)) +		/* PROTO */
+	       2 * nla_total_size(alen) +		/* SADDR, DADDR */
+	       2 * nla_total_size(sizeof(u16)) +	/* SPORT, DPORT */
+	       3 * nla_total_size(sizeof(u32));		/* IFINDEX, NETNS, MARK */
+}
 
 /* Multicasts one traced packet. Softirq context: atomic, best effort. */
 void notrace pf_genl_notify_packet(const struct pf_key *key, u64 seq)
@@ -364,7 +394,7 @@ void notrace pf_genl_notify_packet(const struct pf_key *key, u64 seq)
 
 	if (!genl_has_listeners(&pf_family, &init_net, PF_MCGRP_EVENTS))
 		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	msg = genlmsg_new(pf_packet_msg_size(alen), GFP_ATOMIC);
 	if (!msg)
 		return;
 	hdr = genlmsg_put(msg, 0, 0, &pf_family, 0, PKTFILT_CMD_PACKET);

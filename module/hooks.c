@@ -12,8 +12,24 @@
  * i.e. through a pointer the IP layer calls anyway (IBT-safe), and returns
  * its value unchanged: negative means resubmit, and for IPv6 positive means
  * "next header".
+ *
+ * Another module may swap the same slots (another tracer, a test). At
+ * install the slot must hold the kernel's own protocol (a core-kernel
+ * struct whose handler is the kernel's function of that name): wrapping
+ * another module's copy would lead back to us when it is our own old copy,
+ * or be freed under us when that module goes. At removal, a slot that no
+ * longer holds our copy was taken over by someone who may call our wrapper
+ * through it: the wrapper stays (it passes packets through once nothing is
+ * armed), the module pins itself so that rmmod cannot free it, and dmesg
+ * and `pktfilt show` say so. When that module puts our copy back, the next
+ * disarm or `show` restores the kernel's protocol and unpins.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
 #include <linux/in.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
 #include <linux/sched/clock.h>
 #include <net/protocol.h>
 
@@ -22,7 +38,9 @@
 struct pf_hook {
 	u8 proto;
 	u8 family;
-	bool installed;
+	const char *kernel_handler;	/* the function the slot must call */
+	bool installed;			/* the slot holds our copy */
+	bool taken;			/* our copy was replaced by another's */
 	int (*wrapper)(struct sk_buff *skb);
 	const struct net_protocol *orig4;
 	struct net_protocol copy4;
@@ -40,13 +58,27 @@ static int pf_udp6_rcv(struct sk_buff *skb);
 static int pf_icmp6_rcv(struct sk_buff *skb);
 
 static struct pf_hook pf_hooks[PF_SLOT_NUM] = {
-	[PF_SLOT_TCP4]	= { IPPROTO_TCP, PF_FAMILY_IPV4, .wrapper = pf_tcp4_rcv },
-	[PF_SLOT_UDP4]	= { IPPROTO_UDP, PF_FAMILY_IPV4, .wrapper = pf_udp4_rcv },
-	[PF_SLOT_ICMP4]	= { IPPROTO_ICMP, PF_FAMILY_IPV4, .wrapper = pf_icmp4_rcv },
-	[PF_SLOT_TCP6]	= { IPPROTO_TCP, PF_FAMILY_IPV6, .wrapper = pf_tcp6_rcv },
-	[PF_SLOT_UDP6]	= { IPPROTO_UDP, PF_FAMILY_IPV6, .wrapper = pf_udp6_rcv },
-	[PF_SLOT_ICMP6]	= { IPPROTO_ICMPV6, PF_FAMILY_IPV6, .wrapper = pf_icmp6_rcv },
+	[PF_SLOT_TCP4]	= { IPPROTO_TCP, PF_FAMILY_IPV4, "tcp_v4_rcv",
+			    .wrapper = pf_tcp4_rcv },
+	[PF_SLOT_UDP4]	= { IPPROTO_UDP, PF_FAMILY_IPV4, "udp_rcv",
+			    .wrapper = pf_udp4_rcv },
+	[PF_SLOT_ICMP4]	= { IPPROTO_ICMP, PF_FAMILY_IPV4, "icmp_rcv",
+			    .wrapper = pf_icmp4_rcv },
+	[PF_SLOT_TCP6]	= { IPPROTO_TCP, PF_FAMILY_IPV6, "tcp_v6_rcv",
+			    .wrapper = pf_tcp6_rcv },
+	[PF_SLOT_UDP6]	= { IPPROTO_UDP, PF_FAMILY_IPV6, "udpv6_rcv",
+			    .wrapper = pf_udp6_rcv },
+	[PF_SLOT_ICMP6]	= { IPPROTO_ICMPV6, PF_FAMILY_IPV6, "icmpv6_rcv",
+			    .wrapper = pf_icmp6_rcv },
 };
+
+/* Slots whose copy another module took over; the module is pinned meanwhile. */
+static unsigned int pf_taken;
+
+static const char *pf_slot_name(const struct pf_hook *h)
+{
+	return h->kernel_handler;
+}
 
 u8 notrace pf_slot_proto(enum pf_slot slot)
 {
@@ -155,41 +187,118 @@ static notrace int pf_icmp6_rcv(struct sk_buff *skb)
 	return pf_hook_rcv(skb, PF_SLOT_ICMP6);
 }
 
-/* Returns 1 if installed, 0 if the slot is empty (IPv6 disabled), or -errno. */
-static int pf_hook_install(struct pf_hook *h)
+/* Is @addr a symbol of the core kernel (not of a module)? Named @name if set. */
+static bool pf_is_core_symbol(const void *addr, const char *name)
 {
-	if (h->family == PF_FAMILY_IPV4) {
-		const struct net_protocol *orig, *old;
+	char buf[KSYM_SYMBOL_LEN];
+	size_t len;
 
-		orig = rcu_dereference_protected(inet_protos[h->proto],
-						 lockdep_is_held(&pf_lock));
-		if (!orig)
-			return 0;
-		h->orig4 = orig;
-		h->copy4 = *orig;
-		h->copy4.handler = h->wrapper;
-		old = cmpxchg((const struct net_protocol __force **)
-			      &inet_protos[h->proto], orig, &h->copy4);
-		if (old != orig)
-			return -EBUSY;
-	} else {
+	sprint_symbol(buf, (unsigned long)addr);
+	/* "sym+0x0/0x10 [mod]" for a module's, "0xffff..." for none. */
+	if (strchr(buf, '[') || !strncmp(buf, "0x", 2))
+		return false;
+	if (!name)
+		return true;
+	len = strlen(name);
+	return !strncmp(buf, name, len) && !strncmp(buf + len, "+0x0/", 5);
+}
+
+/*
+ * Does the slot hold the kernel's own protocol: a struct of the core kernel
+ * (static, or in net_hotdata) whose handler is the kernel's function?
+ */
+static bool pf_is_kernel_protocol(const struct pf_hook *h, const void *proto,
+				  const void *handler)
+{
+	return pf_is_core_symbol(proto, NULL) &&
+	       pf_is_core_symbol(handler, h->kernel_handler);
+}
+
+/* The slot's address, as the kernel declares it. */
+static const void __rcu **pf_slot_ptr(const struct pf_hook *h)
+{
 #if IS_ENABLED(CONFIG_IPV6)
-		const struct inet6_protocol *orig, *old;
-
-		orig = rcu_dereference_protected(inet6_protos[h->proto],
-						 lockdep_is_held(&pf_lock));
-		if (!orig)
-			return 0;
-		h->orig6 = orig;
-		h->copy6 = *orig;
-		h->copy6.handler = h->wrapper;
-		old = cmpxchg((const struct inet6_protocol __force **)
-			      &inet6_protos[h->proto], orig, &h->copy6);
-		if (old != orig)
-			return -EBUSY;
-#else
-		return 0;
+	if (h->family == PF_FAMILY_IPV6)
+		return (const void __rcu **)&inet6_protos[h->proto];
 #endif
+	return (const void __rcu **)&inet_protos[h->proto];
+}
+
+static const void *pf_copy(struct pf_hook *h)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (h->family == PF_FAMILY_IPV6)
+		return &h->copy6;
+#endif
+	return &h->copy4;
+}
+
+static const void *pf_orig(const struct pf_hook *h)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (h->family == PF_FAMILY_IPV6)
+		return h->orig6;
+#endif
+	return h->orig4;
+}
+
+/*
+ * Returns 1 if installed, 0 if the slot is empty (IPv6 disabled), or
+ * -errno. inet_add_protocol() and inet_del_protocol() change the slots
+ * without pf_lock: the slot is read under RCU, like the IP layer does,
+ * and swapped with cmpxchg().
+ */
+static int pf_hook_install(struct pf_hook *h, struct netlink_ext_ack *extack)
+{
+	const void __rcu **slot = pf_slot_ptr(h);
+	const void *cur, *handler, *old;
+
+	if (h->family == PF_FAMILY_IPV6 && !IS_ENABLED(CONFIG_IPV6))
+		return 0;
+	rcu_read_lock();
+	cur = rcu_dereference(*slot);
+	if (!cur) {
+		rcu_read_unlock();
+		return 0;
+	}
+	if (h->taken) {
+		rcu_read_unlock();
+		NL_SET_ERR_MSG(extack,
+			       "a protocol slot pktfilt wrapped was taken over by another module: pktfilt is pinned until that module puts it back (see pktfilt show)");
+		return -EBUSY;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	if (h->family == PF_FAMILY_IPV6)
+		handler = ((const struct inet6_protocol *)cur)->handler;
+	else
+#endif
+		handler = ((const struct net_protocol *)cur)->handler;
+	if (!pf_is_kernel_protocol(h, cur, handler)) {
+		rcu_read_unlock();
+		pr_warn("the %s slot holds %ps (%pS), not the kernel's %s: another module changed it; not wrapped\n",
+			pf_slot_name(h), cur, handler, h->kernel_handler);
+		NL_SET_ERR_MSG(extack,
+			       "a protocol handler slot the filter needs holds another module's handler, not the kernel's: not wrapped (see dmesg)");
+		return -EBUSY;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	if (h->family == PF_FAMILY_IPV6) {
+		h->orig6 = cur;
+		h->copy6 = *h->orig6;
+		h->copy6.handler = h->wrapper;
+	} else
+#endif
+	{
+		h->orig4 = cur;
+		h->copy4 = *h->orig4;
+		h->copy4.handler = h->wrapper;
+	}
+	rcu_read_unlock();
+	old = cmpxchg((const void __force **)slot, cur, pf_copy(h));
+	if (old != cur) {
+		NL_SET_ERR_MSG(extack,
+			       "a protocol handler slot changed while pktfilt wrapped it");
+		return -EBUSY;
 	}
 	h->installed = true;
 	return 1;
@@ -198,28 +307,98 @@ static int pf_hook_install(struct pf_hook *h)
 /* Puts the original back; the caller then runs synchronize_net(). */
 static void pf_hook_restore(struct pf_hook *h)
 {
+	const void __rcu **slot = pf_slot_ptr(h);
 	const void *old;
 
-	if (h->family == PF_FAMILY_IPV4) {
-		old = cmpxchg((const struct net_protocol __force **)
-			      &inet_protos[h->proto], &h->copy4, h->orig4);
-		if (old != &h->copy4)
-			goto stolen;
-	} else {
-#if IS_ENABLED(CONFIG_IPV6)
-		old = cmpxchg((const struct inet6_protocol __force **)
-			      &inet6_protos[h->proto], &h->copy6, h->orig6);
-		if (old != &h->copy6)
-			goto stolen;
-#endif
+	old = cmpxchg((const void __force **)slot, pf_copy(h), pf_orig(h));
+	h->installed = false;
+	if (old == pf_copy(h))
+		return;
+	/*
+	 * Someone replaced our copy, and may call our wrapper through theirs:
+	 * never free it. Pinned until they put our copy back.
+	 */
+	h->taken = true;
+	if (!pf_taken)
+		__module_get(THIS_MODULE);
+	pf_taken |= BIT(h - pf_hooks);
+	pr_err("the %s slot was taken over by another module (it holds %ps): that module may still call pktfilt's wrapper, so pktfilt stays loaded (pinned) until the slot holds pktfilt's copy again\n",
+	       pf_slot_name(h), old);
+}
+
+/*
+ * Slots another module took over and has since handed back (they hold our
+ * copy again): restore the kernel's protocol. Under pf_lock. Returns the
+ * slots restored; the caller then runs synchronize_net().
+ */
+static unsigned int pf_hooks_take_back(void)
+{
+	unsigned int i, back = 0;
+
+	for (i = 0; i < PF_SLOT_NUM; i++) {
+		struct pf_hook *h = &pf_hooks[i];
+		const void __rcu **slot = pf_slot_ptr(h);
+
+		if (!h->taken ||
+		    cmpxchg((const void __force **)slot, pf_copy(h),
+			    pf_orig(h)) != pf_copy(h))
+			continue;
+		h->taken = false;
+		back |= BIT(i);
+		pr_info("the %s slot holds pktfilt's copy again: the kernel's protocol is back\n",
+			pf_slot_name(h));
 	}
-	h->installed = false;
-	return;
-stolen:
-	/* Someone replaced our wrapper: leave the slot to them. */
-	pr_err("pktfilt: protocol %u slot changed behind our back, not restored\n",
-	       h->proto);
-	h->installed = false;
+	return back;
+}
+
+/* After pf_hooks_take_back() and synchronize_net(): unpin if none is left. */
+static void pf_hooks_unpin(unsigned int back)
+{
+	if (!back)
+		return;
+	pf_taken &= ~back;
+	if (!pf_taken)
+		module_put(THIS_MODULE);
+}
+
+/*
+ * What `pktfilt show` says of the slots, or "". Under pf_lock; takes back
+ * the slots that were handed back first.
+ */
+const char *pf_hooks_problem(void)
+{
+	unsigned int back = pf_hooks_take_back();
+
+	if (back) {
+		synchronize_net();
+		pf_hooks_unpin(back);
+	}
+	if (!pf_taken)
+		return "";
+	return "pinned: another module took over a protocol slot pktfilt had wrapped and may still call pktfilt's code through it (dmesg names the slot); pktfilt cannot be unloaded until that module puts the slot back";
+}
+
+/*
+ * Module exit with a slot still taken over: the code must not go while it
+ * may be called. Cannot be refused any more, so wait for that module to
+ * hand the slot back, saying so (only reachable if the slot was taken over
+ * while armed, and rmmod came before any disarm noticed it).
+ */
+void pf_hooks_exit(void)
+{
+	unsigned int back, waited = 0;
+
+	while (pf_taken) {
+		back = pf_hooks_take_back();
+		if (back) {
+			synchronize_net();
+			pf_taken &= ~back;
+			continue;
+		}
+		if (!(waited++ % 100))
+			pr_emerg("unloading, but a protocol slot pktfilt wrapped is held by another module that may call pktfilt's code: waiting for it to put the slot back\n");
+		msleep(100);
+	}
 }
 
 int pf_hooks_install(unsigned int slots, struct netlink_ext_ack *extack)
@@ -230,10 +409,8 @@ int pf_hooks_install(unsigned int slots, struct netlink_ext_ack *extack)
 	for (i = 0; i < PF_SLOT_NUM; i++) {
 		if (!(slots & BIT(i)) || pf_hooks[i].installed)
 			continue;
-		ret = pf_hook_install(&pf_hooks[i]);
+		ret = pf_hook_install(&pf_hooks[i], extack);
 		if (ret < 0) {
-			NL_SET_ERR_MSG(extack,
-				       "a protocol handler slot is in use by another module");
 			pf_hooks_remove(added);
 			return ret;
 		}
@@ -250,7 +427,7 @@ int pf_hooks_install(unsigned int slots, struct netlink_ext_ack *extack)
 
 void pf_hooks_remove(unsigned int slots)
 {
-	unsigned int i, removed = 0;
+	unsigned int i, removed = 0, back;
 
 	for (i = 0; i < PF_SLOT_NUM; i++) {
 		if (!(slots & BIT(i)) || !pf_hooks[i].installed)
@@ -258,8 +435,10 @@ void pf_hooks_remove(unsigned int slots)
 		pf_hook_restore(&pf_hooks[i]);
 		removed |= BIT(i);
 	}
-	if (removed)
+	back = pf_hooks_take_back();
+	if (removed || back)
 		synchronize_net();
+	pf_hooks_unpin(back);
 }
 
 unsigned int pf_hooks_installed(void)

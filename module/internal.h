@@ -33,7 +33,7 @@ struct pf_filter {
 	struct pf_quick quick;	/* from spec, for pf_key_quick_reject() */
 	u32 id;			/* PKTFILT_A_FILTER_ID */
 	u32 count;		/* packets to trace, 0 = no limit */
-	atomic_t remaining;	/* of count; claimed before each trace */
+	atomic64_t remaining;	/* of count (u32): claimed before each trace */
 	u32 flags;		/* PKTFILT_F_* */
 	u32 owner_portid;	/* netlink socket that armed it, if OWNED */
 	struct net *owner_net;	/* not a reference: only compared */
@@ -47,6 +47,7 @@ struct pf_stats {
 	u64 traced;
 	u64 not_ready;
 	u64 exhausted;
+	u64 gate_missed;
 };
 
 /* filter.c: the armed filter, arming and disarming, counters */
@@ -58,6 +59,7 @@ void pf_filter_owner_gone(struct net *net, u32 portid);
 struct pf_filter *pf_filter_get_locked(void);
 void pf_filter_stats(struct pf_stats *sum);
 const char *pf_filter_reason_locked(void);
+const char *pf_filter_problem_locked(void);
 bool pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb, enum pf_slot slot);
 void pf_rcv_end(void);
 void pf_filter_tracefs_changed(const char *reason);
@@ -67,6 +69,8 @@ void pf_filter_exit(void);
 int pf_hooks_install(unsigned int slots, struct netlink_ext_ack *extack);
 void pf_hooks_remove(unsigned int slots);
 unsigned int pf_hooks_installed(void);
+const char *pf_hooks_problem(void);
+void pf_hooks_exit(void);
 u8 pf_slot_proto(enum pf_slot slot);
 u8 pf_slot_family(enum pf_slot slot);
 
@@ -156,12 +160,14 @@ int pf_gate_arm(struct netlink_ext_ack *extack);
 void pf_gate_disarm(void);
 bool pf_gate_ready(void);
 bool pf_gate_is_trace_array(const void *tr);
+bool pf_gate_prepare(void);
 bool pf_gate_open(void);
 bool pf_gate_is_open(void);
 void pf_gate_close(void);
 
 /* watch.c: disarming when tracefs changes under an armed filter */
 void pf_watch_init(void);
+const char *pf_watch_missing(void);
 void pf_watch_exit(void);
 
 /* timing.c: the hooks' cost per packet, with timing=1 (make bench) */

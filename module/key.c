@@ -8,6 +8,8 @@
  * copes with non-linear skbs: a packet shorter than its headers claim simply
  * has no ports.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/icmp.h>
 #include <linux/in.h>
 #include <linux/ip.h>

@@ -6,6 +6,8 @@
  * protocol receive handlers it needs; for a matching packet the current CPU
  * is traced for exactly the duration of the original handler (gate.c).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <net/genetlink.h>
 
@@ -40,6 +42,7 @@ static void __exit pktfilt_exit(void)
 	pf_genl_exit();
 	pf_watch_exit();
 	pf_filter_exit();
+	pf_hooks_exit();
 	pf_timing_exit();
 	pf_gate_exit();
 }

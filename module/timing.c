@@ -30,6 +30,8 @@
  * gate is left alone); and an empty call. Reading it gives each in
  * picoseconds per pass, and how many passes each path rejected.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/inet.h>
 #include <linux/ip.h>

@@ -11,9 +11,30 @@
 
 #include <linux/in.h>
 #include <linux/inet.h>
+#include <linux/trace_seq.h>
 #include <linux/tracepoint.h>
 
 #include "match.h"
+
+#ifndef PKTFILT_TRACE_ADDR
+#define PKTFILT_TRACE_ADDR
+/*
+ * An address as the trace's reader sees it, "10.9.0.2" or "fd00::2",
+ * formatted when the trace is read (TP_printk), into the seq buffer @p.
+ */
+static inline const char *pf_trace_addr(struct trace_seq *p, u8 family,
+					const u8 *addr)
+{
+	const char *ret = trace_seq_buffer_ptr(p);
+
+	if (family == PF_FAMILY_IPV4)
+		trace_seq_printf(p, "%pI4", addr);
+	else
+		trace_seq_printf(p, "%pI6c", addr);
+	trace_seq_putc(p, 0);
+	return ret;
+}
+#endif
 
 TRACE_EVENT(pktfilt_packet,
 
@@ -25,26 +46,23 @@ TRACE_EVENT(pktfilt_packet,
 		__field(u64, seq)
 		__field(unsigned int, cpu)
 		__field(u8, proto)
-		__array(char, saddr, INET6_ADDRSTRLEN)
-		__array(char, daddr, INET6_ADDRSTRLEN)
+		__field(u8, family)
+		__array(u8, saddr, 16)
+		__array(u8, daddr, 16)
 		__field(u16, sport)
 		__field(u16, dport)
 		__field(int, ifindex)
 		__field(unsigned int, netns)
 	),
 
-	/* Formatted here: only traced packets get this far. */
+	/* Raw bytes only: formatting (vsprintf) is left to the reader. */
 	TP_fast_assign(
 		__entry->seq = seq;
 		__entry->cpu = cpu;
 		__entry->proto = key->proto;
-		if (key->family == PF_FAMILY_IPV4) {
-			snprintf(__entry->saddr, INET6_ADDRSTRLEN, "%pI4", key->saddr);
-			snprintf(__entry->daddr, INET6_ADDRSTRLEN, "%pI4", key->daddr);
-		} else {
-			snprintf(__entry->saddr, INET6_ADDRSTRLEN, "%pI6c", key->saddr);
-			snprintf(__entry->daddr, INET6_ADDRSTRLEN, "%pI6c", key->daddr);
-		}
+		__entry->family = key->family;
+		memcpy(__entry->saddr, key->saddr, 16);
+		memcpy(__entry->daddr, key->daddr, 16);
 		__entry->sport = key->sport;
 		__entry->dport = key->dport;
 		__entry->ifindex = key->ifindex;
@@ -58,7 +76,8 @@ TRACE_EVENT(pktfilt_packet,
 				   { IPPROTO_TCP, "tcp" },
 				   { IPPROTO_UDP, "udp" },
 				   { IPPROTO_ICMPV6, "icmpv6" }),
-		  __entry->saddr, __entry->daddr,
+		  pf_trace_addr(p, __entry->family, __entry->saddr),
+		  pf_trace_addr(p, __entry->family, __entry->daddr),
 		  __entry->sport, __entry->dport,
 		  __entry->ifindex, __entry->netns)
 );

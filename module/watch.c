@@ -11,14 +11,19 @@
  * behind the files. They are registered at load time, while nothing is
  * likely to be running them, and fire only on writes to tracefs, never per
  * packet. A watcher that cannot be registered (a renamed function on some
- * other kernel) is reported in dmesg and the others still work.
+ * other kernel) is reported in dmesg, and the module then refuses to arm
+ * (pf_watch_missing()): a filter that could not notice a tracefs change
+ * would trace into a setup it no longer fits.
  *
  * Each handler finds the trace array the write is for from its arguments
- * (x86-64: di, si) and ignores tracefs instances: only the array the gate
- * steers (global_trace) matters.
+ * and ignores tracefs instances: only the array the gate steers
+ * (global_trace) matters.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/fs.h>
 #include <linux/kprobes.h>
+#include <linux/moduleparam.h>
 #include <linux/ptrace.h>
 #include <linux/seq_file.h>
 
@@ -27,14 +32,16 @@
 /* int f(struct trace_array *tr, const char *buf) */
 static const void *pf_tr_arg0(struct pt_regs *regs)
 {
-	return (const void *)regs->di;
+	return (const void *)regs_get_kernel_argument(regs, 0);
 }
 
 /* int f(struct inode *inode, struct file *file): O_TRUNC empties the list */
 static const void *pf_tr_truncating_open(struct pt_regs *regs)
 {
-	const struct inode *inode = (const struct inode *)regs->di;
-	const struct file *file = (const struct file *)regs->si;
+	const struct inode *inode =
+		(const struct inode *)regs_get_kernel_argument(regs, 0);
+	const struct file *file =
+		(const struct file *)regs_get_kernel_argument(regs, 1);
 
 	if (!(file->f_mode & FMODE_WRITE) || !(file->f_flags & O_TRUNC))
 		return NULL;
@@ -44,7 +51,8 @@ static const void *pf_tr_truncating_open(struct pt_regs *regs)
 /* ssize_t f(struct file *filp, ...) on a seq_file whose private is tr */
 static const void *pf_tr_seq_write(struct pt_regs *regs)
 {
-	const struct file *file = (const struct file *)regs->di;
+	const struct file *file =
+		(const struct file *)regs_get_kernel_argument(regs, 0);
 	const struct seq_file *m = file->private_data;
 
 	return m ? m->private : NULL;
@@ -53,7 +61,8 @@ static const void *pf_tr_seq_write(struct pt_regs *regs)
 /* ssize_t f(struct file *filp, ...) on a file created with tr as data */
 static const void *pf_tr_inode_write(struct pt_regs *regs)
 {
-	const struct file *file = (const struct file *)regs->di;
+	const struct file *file =
+		(const struct file *)regs_get_kernel_argument(regs, 0);
 
 	return file_inode(file)->i_private;
 }
@@ -64,13 +73,21 @@ struct pf_watch {
 	const void *(*trace_array)(struct pt_regs *regs);
 	const char *what;
 	const char *reason;	/* for pktfilt show */
+	const char *missing;	/* the same, if it cannot be watched */
 	bool registered;
 };
 
 #define PF_WATCH(sym, fn, why) {				\
 	.symbol = sym, .trace_array = fn, .what = why,		\
 	.reason = "tracefs changed while armed: " why,		\
+	.missing = "cannot arm: no kprobe on " sym " on this kernel, so an armed filter could not notice when " why, \
 }
+
+/* For the tests: one more watcher, on a function no kernel has. */
+static bool pf_test_missing_watch;
+module_param_named(test_missing_watch, pf_test_missing_watch, bool, 0444);
+MODULE_PARM_DESC(test_missing_watch,
+		 "for tests: also watch a function that does not exist, as on a kernel where a tracefs handler was renamed (the module then refuses to arm)");
 
 static struct pf_watch pf_watches[] = {
 	PF_WATCH("tracing_set_tracer", pf_tr_arg0,
@@ -85,7 +102,12 @@ static struct pf_watch pf_watches[] = {
 		 "set_ftrace_notrace_pid was written"),
 	PF_WATCH("tracing_entries_write", pf_tr_inode_write,
 		 "buffer_size_kb was written"),
+	/* Last: registered only with test_missing_watch=1. */
+	PF_WATCH("pktfilt_no_such_function", pf_tr_arg0,
+		 "a test's nonexistent file was written"),
 };
+
+#define PF_WATCH_TEST	(ARRAY_SIZE(pf_watches) - 1)
 
 static int pf_watch_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -124,19 +146,36 @@ void pf_watch_exit(void)
 		unregister_kprobes(kps, n);
 }
 
+/*
+ * The first watcher that could not be registered, as a sentence for
+ * `pktfilt show`, or NULL if every one is in place.
+ */
+const char *pf_watch_missing(void)
+{
+	const struct pf_watch *w;
+
+	for (w = pf_watches; w < pf_watches + ARRAY_SIZE(pf_watches); w++)
+		if (!w->registered &&
+		    (w != &pf_watches[PF_WATCH_TEST] || pf_test_missing_watch))
+			return w->missing;
+	return NULL;
+}
+
 void pf_watch_init(void)
 {
 	struct pf_watch *w;
 	int ret;
 
 	for (w = pf_watches; w < pf_watches + ARRAY_SIZE(pf_watches); w++) {
+		if (w == &pf_watches[PF_WATCH_TEST] && !pf_test_missing_watch)
+			continue;
 		memset(&w->kp, 0, sizeof(w->kp));
 		w->kp.symbol_name = w->symbol;
 		w->kp.pre_handler = pf_watch_pre;
 		w->kp.post_handler = pf_watch_post;
 		ret = register_kprobe(&w->kp);
 		if (ret) {
-			pr_warn("pktfilt: no kprobe on %s (error %d): an armed filter will not notice when %s\n",
+			pr_warn("no kprobe on %s (error %d): a filter could not notice when %s, so none will be armed\n",
 				w->symbol, ret, w->what);
 			continue;
 		}

@@ -84,6 +84,15 @@ static const char help_show[] =
 "            not ready    matched but not traced: tracefs not prepared\n"
 "                         (see TRACEFS PREPARATION)\n"
 "            exhausted    matched after the count was used up\n"
+"            gate missed  matched but not traced: ftrace's return probe\n"
+"                         had no free instance (rare; never a half graph)\n"
+"        and, if there is one, a problem of the module's: a tracefs\n"
+"        handler it cannot watch on this kernel (it then refuses to\n"
+"        arm), or a protocol slot another module took over (it then\n"
+"        stays loaded until that module gives the slot back).\n"
+"        Without CAP_NET_ADMIN the filter is not shown (it names hosts),\n"
+"        only the state and counters; from a network namespace other\n"
+"        than the initial one even those need CAP_NET_ADMIN.\n"
 "        A namespace is shown by its /run/netns name when it has one, an\n"
 "        interface by name when pktfilt can see into its namespace,\n"
 "        else both by number.\n";
@@ -327,9 +336,10 @@ static int kernel_error(const struct pf_cmd *cmd, struct pf_nl *nl, int err)
 	const char *msg = pf_nl_extack(nl);
 
 	/* The kernel would only say the same thing about CAP_NET_ADMIN. */
-	if (err == -EPERM && cmd->nl_cmd != PKTFILT_CMD_GET) {
+	if (err == -EPERM && !msg) {
 		fprintf(stderr,
-			"pktfilt: permission denied: set and clear need CAP_NET_ADMIN\n");
+			"pktfilt: permission denied: %s needs CAP_NET_ADMIN\n",
+			cmd->name);
 		return EXIT_RUNTIME;
 	}
 	if (msg)
@@ -338,9 +348,14 @@ static int kernel_error(const struct pf_cmd *cmd, struct pf_nl *nl, int err)
 	return EXIT_RUNTIME;
 }
 
-/* Send @cmd's request, filled by @filter if not NULL; reply to @reply. */
-static int request(const struct pf_cmd *cmd, const struct pf_filter *filter,
-		   pf_nl_reply_fn reply, void *arg)
+/*
+ * Send @cmd's request, filled by @filter if not NULL; reply to @reply.
+ * With @eperm_quiet, an EPERM the core answered (no extack) is returned as
+ * -EPERM and not reported.
+ */
+static int request_eperm(const struct pf_cmd *cmd,
+			 const struct pf_filter *filter, pf_nl_reply_fn reply,
+			 void *arg, int eperm_quiet)
 {
 	struct pf_nl *nl;
 	struct nl_msg *msg;
@@ -358,12 +373,27 @@ static int request(const struct pf_cmd *cmd, const struct pf_filter *filter,
 		return EXIT_RUNTIME;
 	}
 	err = pf_nl_request(nl, msg, reply, arg);
-	if (err)
+	if (err == -EPERM && eperm_quiet && !pf_nl_extack(nl))
+		ret = -EPERM;
+	else if (err)
 		ret = kernel_error(cmd, nl, err);
 	else if (pf_nl_extack(nl))	/* a warning with the ack */
 		fprintf(stderr, "pktfilt: kernel: %s\n", pf_nl_extack(nl));
 	pf_nl_close(nl);
 	return ret;
+}
+
+static int request(const struct pf_cmd *cmd, const struct pf_filter *filter,
+		   pf_nl_reply_fn reply, void *arg)
+{
+	return request_eperm(cmd, filter, reply, arg, 0);
+}
+
+static int request_quiet_eperm(const struct pf_cmd *cmd,
+			       const struct pf_filter *filter,
+			       pf_nl_reply_fn reply, void *arg)
+{
+	return request_eperm(cmd, filter, reply, arg, 1);
 }
 
 static int no_arguments(int argc, char **argv)
@@ -403,7 +433,15 @@ static int cmd_show(const struct pf_cmd *cmd, int argc, char **argv)
 	if (ret)
 		return ret;
 	memset(&st, 0, sizeof(st));
-	ret = request(cmd, NULL, pf_show_decode, &st);
+	ret = request_quiet_eperm(cmd, NULL, pf_show_decode, &st);
+	if (ret == -EPERM) {
+		/* The filter names hosts: without CAP_NET_ADMIN, the counters. */
+		struct pf_cmd stats = *cmd;
+
+		stats.nl_cmd = PKTFILT_CMD_STATS;
+		ret = request(&stats, NULL, pf_show_decode, &st);
+		st.filter_hidden = 1;
+	}
 	if (!ret)
 		pf_show_print(stdout, &st, &pf_system_resolver);
 	return ret;

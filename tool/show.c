@@ -18,6 +18,7 @@ static const struct nla_policy pf_stat_policy[PKTFILT_STAT_MAX + 1] = {
 	[PKTFILT_STAT_TRACED]		= { .type = NLA_U64 },
 	[PKTFILT_STAT_NOT_READY]	= { .type = NLA_U64 },
 	[PKTFILT_STAT_EXHAUSTED]	= { .type = NLA_U64 },
+	[PKTFILT_STAT_GATE_MISSED]	= { .type = NLA_U64 },
 };
 
 static const char *const pf_stat_names[PKTFILT_STAT_MAX + 1] = {
@@ -26,6 +27,7 @@ static const char *const pf_stat_names[PKTFILT_STAT_MAX + 1] = {
 	[PKTFILT_STAT_TRACED]		= "traced",
 	[PKTFILT_STAT_NOT_READY]	= "not ready",
 	[PKTFILT_STAT_EXHAUSTED]	= "exhausted",
+	[PKTFILT_STAT_GATE_MISSED]	= "gate missed",
 };
 
 static int pf_show_decode_stats(struct nlattr *nest, struct pf_status *st)
@@ -70,6 +72,9 @@ int pf_show_decode(struct nlattr **tb, void *arg)
 	if (tb[PKTFILT_A_REASON])
 		nla_strlcpy(st->reason, tb[PKTFILT_A_REASON],
 			    sizeof(st->reason));
+	if (tb[PKTFILT_A_PROBLEM])
+		nla_strlcpy(st->problem, tb[PKTFILT_A_PROBLEM],
+			    sizeof(st->problem));
 	if (tb[PKTFILT_A_STATS])
 		return pf_show_decode_stats(tb[PKTFILT_A_STATS], st);
 	return 0;
@@ -98,6 +103,10 @@ static void pf_show_filter(FILE *out, const struct pf_status *st,
 	int armed = st->has_state && st->state == PKTFILT_STATE_ARMED;
 	char buf[1024];
 
+	if (st->filter_hidden) {
+		fprintf(out, "filter:      (not shown: reading it needs CAP_NET_ADMIN)\n");
+		return;
+	}
 	if (!armed && !st->has_filter) {
 		fprintf(out, "filter:      none\n");
 		return;
@@ -122,6 +131,8 @@ void pf_show_print(FILE *out, const struct pf_status *st,
 	pf_show_filter(out, st, res);
 	if (st->reason[0])
 		fprintf(out, "last disarm: %s\n", st->reason);
+	if (st->problem[0])
+		fprintf(out, "problem:     %s\n", st->problem);
 	for (i = 0; i <= PKTFILT_STAT_MAX; i++) {
 		if (!(st->has_stat & (1U << i)))
 			continue;

@@ -23,6 +23,8 @@ struct pf_status {
 	int has_id;
 	__u32 id;
 	char reason[128];	/* empty: none given */
+	char problem[512];	/* empty: none given */
+	int filter_hidden;	/* a STATS reply: the caller may not read it */
 	__u32 has_stat;		/* bit per enum pktfilt_stat */
 	__u64 stat[PKTFILT_STAT_MAX + 1];
 };

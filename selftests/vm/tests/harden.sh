@@ -1,0 +1,324 @@
+# SPDX-License-Identifier: GPL-2.0
+# Issue 12's VM tests (the hardening of a line-by-line review): counts
+# above INT_MAX, who may read what (events group, GET, STATS), the gate's
+# repair when set_ftrace_pid is emptied under it, another module in the
+# same protocol slot, a tracefs watcher that cannot be registered, and
+# rmmod right after arming with small counts under matching floods.
+#
+#	selftests/vm/run --kernel 6.12 -- sh selftests/vm/tests/harden.sh [CASE...]
+#
+# CASEs: bigcount perm settle slot watch rmmodcount (default: all).
+# Knobs: SETTLE_ROUNDS (40), RMMOD_CYCLES (30).
+. /pktfilt/selftests/vm/lib.sh
+. /pktfilt/selftests/vm/tests/common.sh
+
+SLOTTEST_KO=/pktfilt/kmod/pf_slottest.ko
+UNPRIV="setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps=-all --bounding-set=-all"
+
+# out_has NAME TEXT OUTPUT: ok if OUTPUT contains TEXT.
+out_has() {
+	case $3 in
+	*"$2"*) ok "$1" ;;
+	*) fail "$1" "$(echo "$3" | tr '\n' ';')" ;;
+	esac
+}
+
+# out_lacks NAME TEXT OUTPUT: ok if OUTPUT does not contain TEXT.
+out_lacks() {
+	case $3 in
+	*"$2"*) fail "$1" "$(echo "$3" | tr '\n' ';')" ;;
+	*) ok "$1" ;;
+	esac
+}
+
+# Packets IP delivered in namespace b (Ip: InDelivers).
+b_delivered() { ip netns exec b awk '/^Ip: [0-9]/ { print $10 }' /proc/net/snmp; }
+
+# remaining: the "remaining:" of pktfilt show.
+remaining() { pktfilt show | sed -n 's/^remaining: *//p'; }
+
+# Flood of matching UDP packets (dport 9000) from both vCPUs, until
+# /tmp/hflood.stop exists.
+flood_start() {
+	rm -f /tmp/hflood.stop
+	for cpu in 0 1; do
+		(
+			while [ ! -e /tmp/hflood.stop ]; do
+				ip netns exec a taskset -c $cpu pfsend udp -q --src 10.9.0.1 \
+					--dst 10.9.0.2 --sport 400$cpu --dport 9000 --count 200
+			done
+		) > /dev/null 2>&1 &
+	done
+}
+
+flood_stop() {
+	touch /tmp/hflood.stop
+	wait
+}
+
+# --- counts above INT_MAX ----------------------------------------------------
+# The count was an atomic_t: 2147483648 and more read as negative, and every
+# match counted as exhausted (nothing traced, never disarmed).
+bigcount_case() {
+	insmod $PKTFILT_KO || { fail "bigcount: insmod"; return; }
+	trace_start
+	for n in 2147483648 4294967295; do
+		pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count $n ||
+			fail "bigcount: set --count $n"
+		expect_eq "bigcount: --count $n: remaining before" "$(remaining)" $n
+		t0=$(pf_stat traced)
+		ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \
+			--sport 4000 --dport 9000 --count 3 > /dev/null
+		expect_eq "bigcount: --count $n: 3 matching packets traced" \
+			"$(($(pf_stat traced) - t0)) $(remaining)" "3 $((n - 3))"
+	done
+	trace_stop
+	expect_eq "bigcount: 6 events in the trace" "$(trace_events | wc -l)" 6
+	expect_eq "bigcount: nothing exhausted" "$(pf_stat exhausted)" 0
+	pktfilt clear
+	rmmod pktfilt
+}
+
+# --- who may read what -------------------------------------------------------
+# The events group carried every traced packet's tuple to any local user,
+# and GET the filter (the hosts traced) to any user and any container.
+perm_case() {
+	insmod $PKTFILT_KO || { fail "perm: insmod"; return; }
+	trace_start
+	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 0 ||
+		fail "perm: root set"
+
+	out=$(pfjoin 2>&1)
+	out_has "perm: root joins the events group" "joined" "$out"
+	out=$($UNPRIV pfjoin 2>&1)
+	out_has "perm: an unprivileged user cannot join the events group" \
+		"join: Operation not permitted" "$out"
+	out=$(unshare -Ur pfjoin 2>&1)
+	out_has "perm: root of a user namespace cannot join the events group" \
+		"join: Operation not permitted" "$out"
+	# Joined in its own netns (allowed there), it still hears nothing of
+	# the host's packets: notifications go to the initial netns only.
+	unshare -Urn pfjoin --listen-ms 3000 > /tmp/pfjoin.out 2>&1 &
+	jpid=$!
+	sleep 1
+	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \
+		--sport 4000 --dport 9000 --count 5 > /dev/null
+	wait $jpid
+	out_has "perm: a container's root, joined in its own netns, gets no packet" \
+		"joined, 0 notifications" "$(cat /tmp/pfjoin.out)"
+	# The same for root in the initial netns: it hears them (the test
+	# above can fail).
+	pfjoin --listen-ms 3000 > /tmp/pfjoin.out 2>&1 &
+	jpid=$!
+	sleep 1
+	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \
+		--sport 4000 --dport 9000 --count 5 > /dev/null
+	wait $jpid
+	out_has "perm: root in the initial netns gets the 5 packets" \
+		"joined, 5 notifications" "$(cat /tmp/pfjoin.out)"
+
+	out=$($UNPRIV pktfilt show 2>&1)
+	out_has "perm: unprivileged show: the state" "state:       armed" "$out"
+	out_has "perm: unprivileged show: the counters" "traced:" "$out"
+	out_lacks "perm: unprivileged show: not the filter (it names hosts)" \
+		"10.9.0.2" "$out"
+	out_has "perm: unprivileged show says why the filter is hidden" \
+		"needs CAP_NET_ADMIN" "$out"
+	out=$(unshare -Ur pktfilt show 2>&1)
+	out_lacks "perm: user-namespace root, initial netns: not the filter" \
+		"10.9.0.2" "$out"
+	if out=$(unshare -Urn pktfilt show 2>&1); then
+		fail "perm: a container (user and net namespace) cannot read the system-wide counters" "$out"
+	else
+		out_has "perm: a container cannot read the system-wide counters, and is told why" \
+			"CAP_NET_ADMIN" "$out"
+	fi
+	out=$(ip netns exec b pktfilt show 2>&1)
+	out_has "perm: real root in another netns reads the filter" "10.9.0.2" "$out"
+	out=$(pktfilt show 2>&1)
+	out_has "perm: root reads the filter" "--dport 9000" "$out"
+	trace_stop
+	pktfilt clear
+	rmmod pktfilt
+}
+
+# --- set_ftrace_pid emptied under the gate -----------------------------------
+# Emptying set_ftrace_pid resets every CPU to "trace all"; a gate call that
+# lands after that reset left "ignore" on its CPU, and function_graph then
+# stayed silent there until set_ftrace_pid was written again.
+settle_case() {
+	rounds=${SETTLE_ROUNDS:-40}
+	insmod $PKTFILT_KO || { fail "settle: insmod"; return; }
+	trace_start
+	echo 0 > $T/events/pktfilt/enable
+	flood_start
+	i=0 armed=0
+	while [ $i -lt "$rounds" ]; do
+		cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+		pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 0 2>/dev/null &&
+			armed=$((armed + 1))
+		# Let matching packets open and close the gate meanwhile.
+		sleep 0.2
+		echo > $T/set_ftrace_pid
+		i=$((i + 1))
+	done
+	flood_stop
+	pktfilt clear 2>/dev/null
+	expect_eq "settle: $rounds rounds of arming, then emptying set_ftrace_pid under matching floods" \
+		"$armed" "$rounds"
+	# With set_ftrace_pid empty, function_graph traces every CPU: a
+	# command pinned to each must show up in the trace.
+	echo 0 > $T/tracing_on
+	echo > $T/set_graph_function
+	echo 'ksys_read' > $T/set_ftrace_filter
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+	for cpu in 0 1; do
+		taskset -c $cpu sh -c 'i=0; while [ $i -lt 20 ]; do cat /proc/version > /dev/null; i=$((i + 1)); done'
+	done
+	echo 0 > $T/tracing_on
+	for cpu in 0 1; do
+		n=$(grep -c "^ $cpu).*ksys_read" $T/trace)
+		if [ "$n" -gt 0 ]; then
+			ok "settle: function_graph still traces CPU $cpu ($n calls)"
+		else
+			fail "settle: function_graph still traces CPU $cpu" "no ksys_read on it"
+			grep -v '^#' $T/trace | head -5
+		fi
+	done
+	echo > $T/set_ftrace_filter
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+	rmmod pktfilt
+}
+
+# --- another module in the same slot -----------------------------------------
+# pf_slottest.ko swaps inet_protos[UDP] like another tracer would.
+slot_case() {
+	if [ ! -f $SLOTTEST_KO ]; then
+		fail "slot: $SLOTTEST_KO is missing (selftests/vm/run builds it)"
+		return
+	fi
+	insmod $PKTFILT_KO || { fail "slot: insmod"; return; }
+	trace_start
+	# 1. The slot already holds another module's copy: refused, other
+	# slots still work.
+	insmod $SLOTTEST_KO || fail "slot: insmod pf_slottest"
+	if out=$(pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 2>&1); then
+		fail "slot: a slot holding another module's handler is not wrapped" "armed: $out"
+	else
+		out_has "slot: a slot holding another module's handler is not wrapped, and set says why" \
+			"another module" "$out"
+	fi
+	pktfilt set --proto tcp --daddr 10.9.0.2 --dport 9000 ||
+		fail "slot: a filter on the other slots still arms"
+	pktfilt clear
+	rmmod pf_slottest || fail "slot: rmmod pf_slottest"
+
+	# 2. Armed, then the other module takes the slot over (it calls our
+	# wrapper through its copy): clearing must not free what it calls.
+	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 0 ||
+		fail "slot: set"
+	insmod $SLOTTEST_KO || fail "slot: insmod pf_slottest over the armed filter"
+	pktfilt clear
+	out=$(pktfilt show 2>&1)
+	out_has "slot: show says pktfilt is pinned" "pinned" "$out"
+	dmesg | grep -q 'pktfilt: the udp_rcv slot was taken over' &&
+		ok "slot: dmesg names the slot taken over" ||
+		fail "slot: dmesg names the slot taken over" "$(dmesg | tail -3)"
+	if rmmod pktfilt 2>/dev/null; then
+		fail "slot: rmmod refused while another module may call pktfilt's code" "unloaded"
+		# The slot now leads into freed code: UDP would oops.
+		rmmod pf_slottest
+		return
+	fi
+	ok "slot: rmmod refused while another module may call pktfilt's code"
+	# Traffic through both wrappers, nothing armed: delivered.
+	d0=$(b_delivered)
+	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \
+		--sport 4000 --dport 9001 --count 10 > /dev/null
+	[ "$(b_delivered)" -gt "$d0" ] && ok "slot: UDP still delivered through both" ||
+		fail "slot: UDP still delivered through both"
+	if out=$(pktfilt set --proto udp --dport 9000 2>&1); then
+		fail "slot: re-arming does not wrap the other module's copy" "armed: $out"
+		pktfilt clear
+	else
+		ok "slot: re-arming does not wrap the other module's copy (no recursion)"
+	fi
+	# 3. The other module gives our copy back: pktfilt takes the slot
+	# back, unpins, and unloads.
+	rmmod pf_slottest || fail "slot: rmmod pf_slottest"
+	out=$(pktfilt show 2>&1)
+	out_lacks "slot: handed back: no longer pinned" "pinned" "$out"
+	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 ||
+		fail "slot: arms again once the slot is the kernel's"
+	pktfilt clear
+	trace_stop
+	if rmmod pktfilt; then
+		ok "slot: rmmod once the slot is the kernel's again"
+	else
+		fail "slot: rmmod once the slot is the kernel's again"
+	fi
+	# Through the kernel's own handler again.
+	d0=$(b_delivered)
+	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \
+		--sport 4000 --dport 9001 --count 10 > /dev/null
+	[ "$(b_delivered)" -gt "$d0" ] && ok "slot: UDP delivered after both are gone" ||
+		fail "slot: UDP delivered after both are gone"
+}
+
+# --- a tracefs handler that cannot be watched --------------------------------
+watch_case() {
+	insmod $PKTFILT_KO test_missing_watch=1 || { fail "watch: insmod"; return; }
+	trace_start
+	if out=$(pktfilt set --proto udp --dport 9000 2>&1); then
+		fail "watch: refuses to arm when a watcher is missing" "armed: $out"
+		pktfilt clear
+	else
+		out_has "watch: refuses to arm when a watcher is missing, and says why" \
+			"cannot arm" "$out"
+	fi
+	out=$(pktfilt show 2>&1)
+	out_has "watch: show names the missing watcher" \
+		"problem:     cannot arm: no kprobe on pktfilt_no_such_function" "$out"
+	trace_stop
+	rmmod pktfilt
+	insmod $PKTFILT_KO || { fail "watch: insmod"; return; }
+	out=$(pktfilt show 2>&1)
+	out_lacks "watch: no problem when every watcher is in place" "problem:" "$out"
+	rmmod pktfilt
+}
+
+# --- rmmod right after set, small counts, matching floods ---------------------
+# With --count 1 the first matching packet claims the last count and queues
+# the disarm work; the module exit used to cancel that work before the
+# hooks were gone, so a packet could queue it again, to run in freed code.
+rmmodcount_case() {
+	cycles=${RMMOD_CYCLES:-30}
+	trace_start
+	echo 0 > $T/events/pktfilt/enable
+	flood_start
+	i=0 bad=0
+	while [ $i -lt "$cycles" ]; do
+		insmod $PKTFILT_KO || { bad=$((bad + 1)); break; }
+		pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 \
+			--count $((i % 3 + 1)) || bad=$((bad + 1))
+		rmmod pktfilt || { bad=$((bad + 1)); break; }
+		i=$((i + 1))
+	done
+	# A work item run after the exit would oops within moments.
+	sleep 2
+	flood_stop
+	expect_eq "rmmodcount: $cycles cycles of insmod, set --count 1-3, rmmod under matching floods" \
+		"$i $bad" "$cycles 0"
+}
+
+echo "kernel $(uname -r)"
+topo_setup
+kmemleak_baseline
+for c in ${*:-bigcount perm settle slot watch rmmodcount}; do
+	"${c}_case"
+done
+trace_teardown
+check_dmesg
+summary

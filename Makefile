@@ -2,9 +2,16 @@
 #
 # make               module/pktfilt.ko for the running kernel, and tool/pktfilt
 # make KDIR=DIR      the module against another kernel's headers
-# make check         unit tests, then the VM tests on Debian 6.1 and 6.12
+# make check         unit tests, then the VM tests on Debian 6.1 and 6.12 and
+#                    their PREEMPT_RT flavours, at counts that fit the time
+#                    CI allows (README, "Tests")
+# make soak          the long counts: 200 unload cycles, 100,000 fuzzed
+#                    messages per user, 20 runs of --count 1000, the host
+#                    fuzzers for 30 minutes each; PKTFILT_SOAK_DEBUG=1 adds
+#                    make check-debug
 # make check-debug   the VM tests on Debian's 6.1 built with KASAN, lockdep,
-#                    KMEMLEAK and DEBUG_ATOMIC_SLEEP (built once, cached)
+#                    KMEMLEAK and DEBUG_ATOMIC_SLEEP (built once, cached), at
+#                    the full counts
 # make bench         what pktfilt costs, against function_graph and bpftrace, in
 #                    the VM on 6.1 and 6.12: BENCHMARKS.md, bench.png
 # make demo          one packet's graph among background traffic, in the VM
@@ -27,10 +34,15 @@ tool:
 check:
 	selftests/check
 
-# Hours under TCG, so not part of make check (README, "A debug kernel").
+soak:
+	selftests/soak
+
+# Hours under TCG, so not part of make check (README, "A debug kernel");
+# part of make soak with PKTFILT_SOAK_DEBUG=1.
 check-debug:
 	selftests/vm/debug-kernel
 	PKTFILT_KERNELS=6.1-debug PKTFILT_RT_KERNELS= PKTFILT_CHECK_HOST=0 \
+	PKTFILT_COUNTS=$${PKTFILT_COUNTS:-soak} \
 	PKTFILT_VM_TIMEOUT=$${PKTFILT_VM_TIMEOUT:-7200} PKTFILT_VM_MEM=$${PKTFILT_VM_MEM:-2048} \
 		selftests/check
 
@@ -39,6 +51,7 @@ demo:
 
 bench:
 	selftests/vm/bench
+	if [ -x selftests/host/reader-bench ]; then selftests/host/reader-bench; fi
 
 modules_install: module
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
@@ -56,4 +69,4 @@ clean:
 	$(MAKE) -C tool clean
 	$(MAKE) -C selftests/unit clean
 
-.PHONY: all module tool check check-debug bench demo modules_install install clean
+.PHONY: all module tool check soak check-debug bench demo modules_install install clean

@@ -21,7 +21,9 @@
 
 VMTEST_PASSED=0
 VMTEST_FAILED=0
-VMTEST_DMESG_SEEN=0
+# Where check_dmesg starts: the boot, or, when several groups share a boot
+# (selftests/vm/groups.sh), the end of the previous group's log.
+VMTEST_DMESG_SEEN=$(cat /run/vmtest.dmesg-seen 2>/dev/null || echo 0)
 TRACEFS=/sys/kernel/tracing
 
 # --- reporting ---------------------------------------------------------------

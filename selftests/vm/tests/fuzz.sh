@@ -8,7 +8,8 @@
 #
 #	selftests/vm/run --kernel 6.12 --timeout 900 -- sh selftests/vm/tests/fuzz.sh
 #
-# Knobs (environment): FUZZ_COUNT (messages per run, 100000), FUZZ_SEED
+# Knobs (environment): FUZZ_COUNT (messages per run, 100000: make soak's;
+# make check passes 20000, selftests/check), FUZZ_SEED
 # (default: a new seed per run; pffuzz prints it, and the same seed sends
 # the same messages again).
 

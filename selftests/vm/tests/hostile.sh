@@ -6,7 +6,9 @@
 #
 #	selftests/vm/run --kernel 6.12 -- sh selftests/vm/tests/hostile.sh [CASE...]
 #
-# Knobs (environment): EXACT_REPS (20), RT_REPS (10), UNLOAD_CYCLES (200).
+# Knobs (environment): EXACT_REPS (20), EXACT_REPS_LONG (runs of --count
+# 1000; EXACT_REPS), RT_REPS (10), UNLOAD_CYCLES (200). These defaults are
+# make soak's; make check passes smaller counts (selftests/check).
 
 # wait_idle SECONDS: until the filter is disarmed (a count reached, a
 # tracefs change noticed); fails if it still is armed after SECONDS.
@@ -144,7 +146,6 @@ exact_run() {
 }
 
 exact_cases() {
-	reps=${EXACT_REPS:-20}
 	insmod $PKTFILT_KO
 	trace_start
 	# Room for 10 whole graphs on one CPU, on a debug kernel too, where
@@ -153,6 +154,8 @@ exact_cases() {
 	_kb=$(cat $T/buffer_size_kb)
 	echo "${EXACT_BUFFER_KB:-8192}" > $T/buffer_size_kb
 	for n in ${EXACT_COUNTS:-1 2 10 1000}; do
+		reps=${EXACT_REPS:-20}
+		[ $n -ge 1000 ] && reps=${EXACT_REPS_LONG:-$reps}
 		# 1000 whole graphs do not fit the buffer: the roots are
 		# what is counted, so record only them and one level below
 		# (depth 2: a graph ftrace records one level deeper keeps its

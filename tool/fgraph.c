@@ -113,7 +113,19 @@ struct pf_fgraph {
 	bool overlong;		/* that line was cut at PF_FGRAPH_MAX_LINE */
 	bool failed;		/* out of memory */
 	uint64_t lost_all;	/* "[LOST" lines of no readable CPU so far */
+	/* Streaming (pf_fgraph_new_stream()): trace->packets is a queue. */
+	pf_packet_fn fn;
+	void *arg;
+	int fn_err;		/* what fn returned, if not 0 */
+	size_t head;		/* trace->packets[head..npackets): not given */
+	size_t held;		/* of them, done: waiting for older ones */
 };
+
+/*
+ * Done packets kept waiting for an older packet still open on another
+ * CPU: past this, the done ones go out of order rather than pile up.
+ */
+#define PF_STREAM_HOLD	256
 
 /* --- the text of one line --------------------------------------------------- */
 
@@ -627,8 +639,18 @@ static int packet_append(struct pf_packet *pkt, const char *s, size_t n)
 	return 0;
 }
 
-static int trace_add(struct pf_trace *t, struct pf_packet *pkt)
+static int trace_add(struct pf_fgraph *p, struct pf_packet *pkt)
 {
+	struct pf_trace *t = p->trace;
+
+	if (p->fn && p->head == t->npackets) {
+		p->head = t->npackets = 0;	/* the queue is empty */
+	} else if (p->fn && t->npackets == t->cap && p->head) {
+		memmove(t->packets, t->packets + p->head,
+			(t->npackets - p->head) * sizeof(*t->packets));
+		t->npackets -= p->head;
+		p->head = 0;
+	}
 	if (t->npackets == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 16;
 		struct pf_packet **p;
@@ -693,6 +715,7 @@ static void packet_close(struct pf_cpu *st, unsigned int why)
 	pkt->incomplete |= why;
 	pkt->complete = pkt->graph && pkt->graph->complete && !pkt->incomplete;
 	pkt->done = true;
+	st->p->held++;
 	node_free(st->detached);
 	st->detached = NULL;
 	st->pkt = NULL;
@@ -834,7 +857,7 @@ static int on_event(struct pf_fgraph *p, struct pf_cpu *st,
 	p->trace->stats.events++;
 	if (st->pkt)
 		packet_close(st, st->rooted ? PF_INC_CUT : PF_INC_NO_GRAPH);
-	if (trace_add(p->trace, pkt)) {
+	if (trace_add(p, pkt)) {
 		packet_free(pkt);
 		return -ENOMEM;
 	}
@@ -1132,13 +1155,60 @@ static int process_line(struct pf_fgraph *p, const char *s, size_t n,
 	}
 }
 
+static int give(struct pf_fgraph *p, struct pf_packet *pkt)
+{
+	struct pf_trace_stats *stats = &p->trace->stats;
+	int err = 0;
+
+	stats->streamed++;
+	stats->streamed_incomplete += !pkt->complete;
+	if (!p->fn_err)
+		err = p->fn(p->arg, pkt);
+	packet_free(pkt);
+	p->held--;
+	if (err && !p->fn_err)
+		p->fn_err = err < 0 ? err : -ECANCELED;
+	return p->fn_err;
+}
+
+/*
+ * Hand over the done packets at the head of the queue, in the order of
+ * their events; all the done ones if too many wait for an open one.
+ */
+static int stream_flush(struct pf_fgraph *p)
+{
+	struct pf_trace *t = p->trace;
+	size_t i, j;
+
+	while (p->head < t->npackets && t->packets[p->head]->done)
+		give(p, t->packets[p->head++]);
+	if (p->held > PF_STREAM_HOLD) {
+		for (i = j = p->head; i < t->npackets; i++) {
+			if (t->packets[i]->done)
+				give(p, t->packets[i]);
+			else
+				t->packets[j++] = t->packets[i];
+		}
+		t->npackets = j;
+	}
+	return p->fn_err;
+}
+
 static int feed_line(struct pf_fgraph *p, const char *s, size_t n)
 {
 	struct pf_line l;
+	int err;
 
 	parse_line(s, n, &l);
 	p->trace->stats.lines++;
-	return process_line(p, s, n, &l);
+	err = process_line(p, s, n, &l);
+	if (!err && p->held) {
+		if (p->fn)
+			err = stream_flush(p);
+		else
+			p->held = 0;
+	}
+	return err;
 }
 
 /* --- the interface ------------------------------------------------------------ */
@@ -1153,6 +1223,17 @@ struct pf_fgraph *pf_fgraph_new(void)
 	if (!p->trace) {
 		free(p);
 		return NULL;
+	}
+	return p;
+}
+
+struct pf_fgraph *pf_fgraph_new_stream(pf_packet_fn fn, void *arg)
+{
+	struct pf_fgraph *p = pf_fgraph_new();
+
+	if (p) {
+		p->fn = fn;
+		p->arg = arg;
 	}
 	return p;
 }
@@ -1188,7 +1269,7 @@ int pf_fgraph_feed(struct pf_fgraph *p, const char *buf, size_t len)
 	int err;
 
 	if (p->failed)
-		return -ENOMEM;
+		return p->fn_err ? p->fn_err : -ENOMEM;
 	while (len) {
 		nl = memchr(buf, '\n', len);
 		if (!nl) {
@@ -1216,7 +1297,7 @@ int pf_fgraph_feed(struct pf_fgraph *p, const char *buf, size_t len)
 out:
 	if (err)
 		p->failed = true;
-	return err;
+	return p->fn_err ? p->fn_err : err;
 }
 
 const struct pf_trace *pf_fgraph_trace(const struct pf_fgraph *p)
@@ -1239,6 +1320,13 @@ void pf_fgraph_free(struct pf_fgraph *p)
 	}
 	free(p->cpus);
 	free(p->line);
+	if (p->trace && p->head) {
+		/* Given away already. */
+		memmove(p->trace->packets, p->trace->packets + p->head,
+			(p->trace->npackets - p->head) *
+			sizeof(*p->trace->packets));
+		p->trace->npackets -= p->head;
+	}
 	pf_trace_free(p->trace);
 	free(p);
 }
@@ -1265,12 +1353,19 @@ struct pf_trace *pf_fgraph_finish(struct pf_fgraph *p)
 	for (i = 0; i < p->ncpus; i++)
 		if (p->cpus[i] && p->cpus[i]->pkt)
 			packet_close(p->cpus[i], PF_INC_EOF);
+	if (p->fn) {
+		/* All done now: the queue empties in order. */
+		if (stream_flush(p))
+			goto out;
+		p->trace->npackets = 0;
+		p->head = 0;
+	}
 	t = p->trace;
 	p->trace = NULL;
 out:
-	pf_fgraph_free(p);
 	if (!t)
-		errno = ENOMEM;
+		errno = p->fn_err ? -p->fn_err : ENOMEM;
+	pf_fgraph_free(p);
 	return t;
 }
 
@@ -1323,11 +1418,16 @@ void pf_trace_free(struct pf_trace *trace)
 
 size_t pf_trace_incomplete(const struct pf_trace *trace)
 {
-	size_t i, n = 0;
+	size_t i, n = (size_t)trace->stats.streamed_incomplete;
 
 	for (i = 0; i < trace->npackets; i++)
 		n += !trace->packets[i]->complete;
 	return n;
+}
+
+size_t pf_trace_packets(const struct pf_trace *trace)
+{
+	return trace->npackets + (size_t)trace->stats.streamed;
 }
 
 bool pf_trace_lost(const struct pf_trace *trace)
@@ -1370,10 +1470,10 @@ char *pf_incomplete_str(unsigned int incomplete, char *buf, size_t len)
 void pf_trace_summary(FILE *out, const struct pf_trace *t)
 {
 	const struct pf_trace_stats *s = &t->stats;
-	size_t bad = pf_trace_incomplete(t);
+	size_t bad = pf_trace_incomplete(t), n = pf_trace_packets(t);
 
-	fprintf(out, "%zu packet%s: %zu complete, %zu incomplete", t->npackets,
-		t->npackets == 1 ? "" : "s", t->npackets - bad, bad);
+	fprintf(out, "%zu packet%s: %zu complete, %zu incomplete", n,
+		n == 1 ? "" : "s", n - bad, bad);
 	if (s->lost_reports) {
 		fprintf(out, "; the ring buffer lost %s%" PRIu64 " event%s",
 			s->lost_saturated ? "at least " : "", s->lost_events,

@@ -86,6 +86,8 @@ struct pf_trace_stats {
 	uint64_t orphans;	/* returns inside a graph without their entry */
 	uint64_t garbage;	/* lines not understood */
 	bool truncated;		/* the last line had no newline and is cut */
+	uint64_t streamed;	/* packets handed to a pf_packet_fn */
+	uint64_t streamed_incomplete;	/* of them, not complete */
 };
 
 struct pf_trace {
@@ -117,12 +119,28 @@ void pf_trace_free(struct pf_trace *trace);
 struct pf_fgraph;
 
 struct pf_fgraph *pf_fgraph_new(void);
+
+/*
+ * Streaming: the same parser, but each packet, once no line will be added
+ * to it, is handed to @fn and then freed, instead of being kept in the
+ * trace. So memory holds the packets still open (one per CPU at most),
+ * not the trace. The packets come in the order of their events, except
+ * that when more than a few hundred complete ones wait for an older
+ * packet still open on another CPU, those go first. A non-zero return
+ * of @fn (a negative errno) stops the parsing: pf_fgraph_feed() returns
+ * it, and pf_fgraph_finish() returns NULL with errno set to it.
+ * pf_fgraph_finish() hands over the last packets, then returns a trace
+ * without packets: its stats (streamed, streamed_incomplete) count them.
+ */
+typedef int (*pf_packet_fn)(void *arg, const struct pf_packet *pkt);
+struct pf_fgraph *pf_fgraph_new_stream(pf_packet_fn fn, void *arg);
 int pf_fgraph_feed(struct pf_fgraph *p, const char *buf, size_t len);
 const struct pf_trace *pf_fgraph_trace(const struct pf_fgraph *p);
 struct pf_trace *pf_fgraph_finish(struct pf_fgraph *p);
 void pf_fgraph_free(struct pf_fgraph *p);
 
-/* Counting. */
+/* Counting, streamed packets included. */
+size_t pf_trace_packets(const struct pf_trace *trace);
 size_t pf_trace_incomplete(const struct pf_trace *trace);
 bool pf_trace_lost(const struct pf_trace *trace);
 

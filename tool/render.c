@@ -61,7 +61,7 @@ static void print_us(FILE *out, uint64_t ns)
 
 /* --- text ------------------------------------------------------------------- */
 
-int pf_render_text_packet(FILE *out, const struct pf_packet *pkt)
+static void text_packet(FILE *out, const struct pf_packet *pkt)
 {
 	char why[160];
 
@@ -73,21 +73,11 @@ int pf_render_text_packet(FILE *out, const struct pf_packet *pkt)
 	fputc('\n', out);
 	if (pkt->raw_len)
 		fwrite(pkt->raw_text, 1, pkt->raw_len, out);
-	return out_status(out);
 }
 
-int pf_render_text(FILE *out, const struct pf_trace *trace)
+int pf_render_text_packet(FILE *out, const struct pf_packet *pkt)
 {
-	size_t i;
-	int err;
-
-	for (i = 0; i < trace->npackets; i++) {
-		if (i)
-			fputc('\n', out);
-		err = pf_render_text_packet(out, trace->packets[i]);
-		if (err)
-			return err;
-	}
+	text_packet(out, pkt);
 	return out_status(out);
 }
 
@@ -191,7 +181,7 @@ static void json_node(FILE *out, const struct pf_node *node)
 	fputs("]}", out);
 }
 
-int pf_render_json_packet(FILE *out, const struct pf_packet *pkt)
+static void json_packet(FILE *out, const struct pf_packet *pkt)
 {
 	char why[160];
 
@@ -217,19 +207,11 @@ int pf_render_json_packet(FILE *out, const struct pf_packet *pkt)
 	else
 		fputs("null", out);
 	fputs("}\n", out);
-	return out_status(out);
 }
 
-int pf_render_json(FILE *out, const struct pf_trace *trace)
+int pf_render_json_packet(FILE *out, const struct pf_packet *pkt)
 {
-	size_t i;
-	int err;
-
-	for (i = 0; i < trace->npackets; i++) {
-		err = pf_render_json_packet(out, trace->packets[i]);
-		if (err)
-			return err;
-	}
+	json_packet(out, pkt);
 	return out_status(out);
 }
 
@@ -549,27 +531,6 @@ static void folded_free(struct pf_folded *f)
 	memset(f, 0, sizeof(*f));
 }
 
-int pf_render_folded(FILE *out, const struct pf_trace *trace)
-{
-	struct pf_folded f = { 0 };
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < trace->npackets && !err; i++) {
-		const struct pf_packet *pkt = trace->packets[i];
-
-		if (!pkt->complete) {
-			skip_warning("folded", pkt);
-			continue;
-		}
-		err = folded_packet(&f, pkt);
-	}
-	if (!err)
-		err = folded_write(&f, out);
-	folded_free(&f);
-	return err ? err : out_status(out);
-}
-
 /* --- SVG --------------------------------------------------------------------- */
 
 #define SVG_WIDTH	1200.0
@@ -719,27 +680,45 @@ static void svg_node(struct pf_svg *g, const struct pf_node *node,
 	}
 }
 
-int pf_render_svg(FILE *out, const struct pf_trace *trace)
+/* Draw @pkt (complete) at g->top, and move g->top under it. */
+static void svg_packet(struct pf_svg *g, const struct pf_packet *pkt)
 {
 	const double width = SVG_WIDTH - 2 * SVG_MARGIN;
-	struct pf_svg g = { .out = out };
-	size_t i, drawn = 0;
-	double height = SVG_TOP;
+	FILE *out = g->out;
+	uint64_t total = pkt->graph->duration_ns;
+	unsigned int depth = tree_depth(pkt->graph);
 
-	for (i = 0; i < trace->npackets; i++) {
-		const struct pf_packet *pkt = trace->packets[i];
+	fprintf(out, "<text class=\"packet\" x=\"%.0f\" y=\"%.0f\">",
+		SVG_MARGIN, g->top + 15);
+	{
+		/* The tuple is plain ASCII, but it came from a file. */
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
 
-		if (!pkt->complete) {
-			skip_warning("svg", pkt);
-			continue;
+		if (m) {
+			fprintf(m, "packet %" PRIu64 ": ", pkt->seq);
+			print_tuple(m, pkt);
+			fputs(", ", m);
+			print_us(m, total);
+			fclose(m);
+			xml_str(out, buf, SIZE_MAX);
 		}
-		height += SVG_HEADER + tree_depth(pkt->graph) * SVG_ROW +
-			  SVG_GAP;
-		drawn++;
+		free(buf);
 	}
-	if (!drawn)
-		height += SVG_HEADER + SVG_GAP;
+	fputs("</text>\n", out);
+	g->top += SVG_HEADER;
+	g->total = total;
+	g->scale = total ? width / (double)total : 0;
+	fprintf(out, "<g class=\"packet\">\n");
+	svg_node(g, pkt->graph, SVG_MARGIN, width, 0);
+	fprintf(out, "</g>\n");
+	g->top += depth * SVG_ROW + SVG_GAP;
+}
 
+/* Everything before the packets: the height must be known. */
+static void svg_head(FILE *out, size_t drawn, double height)
+{
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(out,
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
@@ -757,46 +736,153 @@ int pf_render_svg(FILE *out, const struct pf_trace *trace)
 	fprintf(out,
 		"<text class=\"title\" x=\"%.0f\" y=\"22\">pktfilt: %zu packet%s, root on top, width = time in the packet's handler</text>\n",
 		SVG_MARGIN, drawn, drawn == 1 ? "" : "s");
-
-	g.top = SVG_TOP;
 	if (!drawn)
 		fprintf(out,
 			"<text x=\"%.0f\" y=\"%.0f\">no complete packet to draw</text>\n",
-			SVG_MARGIN, g.top + 16);
-	for (i = 0; i < trace->npackets; i++) {
-		const struct pf_packet *pkt = trace->packets[i];
-		uint64_t total;
+			SVG_MARGIN, SVG_TOP + 16);
+}
 
-		if (!pkt->complete)
-			continue;
-		total = pkt->graph->duration_ns;
-		fprintf(out, "<text class=\"packet\" x=\"%.0f\" y=\"%.0f\">",
-			SVG_MARGIN, g.top + 15);
-		{
-			/* The tuple is plain ASCII, but it came from a file. */
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *m = open_memstream(&buf, &len);
+/* --- streaming ---------------------------------------------------------------- */
 
-			if (m) {
-				fprintf(m, "packet %" PRIu64 ": ", pkt->seq);
-				print_tuple(m, pkt);
-				fputs(", ", m);
-				print_us(m, total);
-				fclose(m);
-				xml_str(out, buf, SIZE_MAX);
-			}
-			free(buf);
+struct pf_render {
+	enum pf_format fmt;
+	FILE *out;
+	size_t n;		/* packets given */
+	struct pf_folded folded;
+	struct pf_svg svg;	/* its out: the packets, in a temporary file */
+	size_t drawn;
+	int err;
+};
+
+struct pf_render *pf_render_new(enum pf_format fmt, FILE *out)
+{
+	struct pf_render *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->fmt = fmt;
+	r->out = out;
+	if (fmt == PF_FORMAT_SVG) {
+		/* The header needs the height: the packets wait on disk. */
+		r->svg.out = tmpfile();
+		if (!r->svg.out) {
+			free(r);
+			return NULL;
 		}
-		fputs("</text>\n", out);
-		g.top += SVG_HEADER;
-		g.total = total;
-		g.scale = total ? width / (double)total : 0;
-		fprintf(out, "<g class=\"packet\">\n");
-		svg_node(&g, pkt->graph, SVG_MARGIN, width, 0);
-		fprintf(out, "</g>\n");
-		g.top += tree_depth(pkt->graph) * SVG_ROW + SVG_GAP;
+		r->svg.top = SVG_TOP;
 	}
-	fputs("</svg>\n", out);
-	return out_status(out);
+	return r;
+}
+
+static int stream_status(FILE *out)
+{
+	return ferror(out) ? (errno ? -errno : -EIO) : 0;
+}
+
+int pf_render_packet(struct pf_render *r, const struct pf_packet *pkt)
+{
+	if (r->err)
+		return r->err;
+	switch (r->fmt) {
+	case PF_FORMAT_TEXT:
+		if (r->n)
+			fputc('\n', r->out);
+		text_packet(r->out, pkt);
+		r->err = stream_status(r->out);
+		break;
+	case PF_FORMAT_JSON:
+		json_packet(r->out, pkt);
+		r->err = stream_status(r->out);
+		break;
+	case PF_FORMAT_FOLDED:
+		if (!pkt->complete)
+			skip_warning("folded", pkt);
+		else
+			r->err = folded_packet(&r->folded, pkt);
+		break;
+	case PF_FORMAT_SVG:
+		if (!pkt->complete) {
+			skip_warning("svg", pkt);
+			break;
+		}
+		svg_packet(&r->svg, pkt);
+		r->drawn++;
+		r->err = stream_status(r->svg.out);
+		break;
+	}
+	r->n++;
+	return r->err;
+}
+
+/* Copy the SVG's packets from their temporary file. */
+static int svg_copy(FILE *from, FILE *to)
+{
+	char buf[65536];
+	size_t n;
+
+	if (fflush(from) || fseek(from, 0, SEEK_SET))
+		return errno ? -errno : -EIO;
+	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
+		if (fwrite(buf, 1, n, to) != n)
+			return errno ? -errno : -EIO;
+	return ferror(from) ? -EIO : 0;
+}
+
+int pf_render_end(struct pf_render *r)
+{
+	int err = r->err;
+
+	if (!err && r->fmt == PF_FORMAT_FOLDED)
+		err = folded_write(&r->folded, r->out);
+	if (!err && r->fmt == PF_FORMAT_SVG) {
+		double height = r->svg.top;
+
+		if (!r->drawn)
+			height += SVG_HEADER + SVG_GAP;
+		svg_head(r->out, r->drawn, height);
+		err = svg_copy(r->svg.out, r->out);
+		if (!err)
+			fputs("</svg>\n", r->out);
+	}
+	if (!err)
+		err = out_status(r->out);
+	folded_free(&r->folded);
+	if (r->svg.out)
+		fclose(r->svg.out);
+	free(r);
+	return err;
+}
+
+static int render_trace(enum pf_format fmt, FILE *out,
+			const struct pf_trace *trace)
+{
+	struct pf_render *r = pf_render_new(fmt, out);
+	size_t i;
+
+	if (!r)
+		return errno ? -errno : -ENOMEM;
+	for (i = 0; i < trace->npackets; i++)
+		if (pf_render_packet(r, trace->packets[i]))
+			break;
+	return pf_render_end(r);
+}
+
+int pf_render_text(FILE *out, const struct pf_trace *trace)
+{
+	return render_trace(PF_FORMAT_TEXT, out, trace);
+}
+
+int pf_render_json(FILE *out, const struct pf_trace *trace)
+{
+	return render_trace(PF_FORMAT_JSON, out, trace);
+}
+
+int pf_render_folded(FILE *out, const struct pf_trace *trace)
+{
+	return render_trace(PF_FORMAT_FOLDED, out, trace);
+}
+
+int pf_render_svg(FILE *out, const struct pf_trace *trace)
+{
+	return render_trace(PF_FORMAT_SVG, out, trace);
 }

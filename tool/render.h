@@ -70,4 +70,28 @@ size_t pf_self_times(const struct pf_packet *pkt, uint64_t *weights, size_t n);
  */
 int pf_render_svg(FILE *out, const struct pf_trace *trace);
 
+/*
+ * Streaming: a renderer given the packets one by one (as a streaming
+ * parser, pf_fgraph_new_stream(), hands them over), which writes each as
+ * it comes where it can (text, JSON: the same output as above) and keeps
+ * only what the end needs: the distinct stacks for folded, the drawn
+ * packets in a temporary file for SVG (whose header needs the height).
+ * pf_render_new() returns NULL with errno set on failure;
+ * pf_render_packet() returns 0 or the first error (writing, memory);
+ * pf_render_end() writes what remains, flushes, frees @r, and returns 0
+ * or the first error.
+ */
+enum pf_format {
+	PF_FORMAT_TEXT,
+	PF_FORMAT_JSON,
+	PF_FORMAT_FOLDED,
+	PF_FORMAT_SVG,
+};
+
+struct pf_render;
+
+struct pf_render *pf_render_new(enum pf_format fmt, FILE *out);
+int pf_render_packet(struct pf_render *r, const struct pf_packet *pkt);
+int pf_render_end(struct pf_render *r);
+
 #endif /* PKTFILT_RENDER_H */

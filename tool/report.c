@@ -179,92 +179,201 @@ static int parse_args(int argc, char **argv, struct pf_report_opts *o)
 	return EXIT_OK;
 }
 
-static int render(const char *format, FILE *out, const struct pf_trace *t)
+static enum pf_format format_of(const char *format)
 {
 	if (!strcmp(format, "json"))
-		return pf_render_json(out, t);
+		return PF_FORMAT_JSON;
 	if (!strcmp(format, "folded"))
-		return pf_render_folded(out, t);
-	return pf_render_text(out, t);
+		return PF_FORMAT_FOLDED;
+	return PF_FORMAT_TEXT;
 }
 
-/* Render into @path ("-": stdout) with @fn or @format. */
-static int write_file(const char *path, const char *format,
-		      const struct pf_trace *t)
+/* One output: the --format one or the SVG. */
+struct report_out {
+	const char *path;	/* "-": standard output */
+	FILE *file;
+	struct pf_render *r;
+	int err;		/* the first error writing it */
+};
+
+/* The renderers, each packet given to both as soon as it is complete. */
+struct report_run {
+	struct report_out outs[2];
+	size_t nouts;
+};
+
+static int out_open(struct report_out *o, const char *path,
+		    enum pf_format fmt)
 {
 	bool std = !strcmp(path, "-");
-	FILE *out = std ? stdout : fopen(path, "w");
-	int err;
 
-	if (!out) {
+	o->path = path;
+	o->file = std ? stdout : fopen(path, "w");
+	if (!o->file) {
 		fprintf(stderr, "pktfilt: report: cannot write %s: %s\n", path,
 			strerror(errno));
-		return EXIT_RUNTIME;
+		return -1;
 	}
-	err = format ? render(format, out, t) : pf_render_svg(out, t);
-	if (!std && fclose(out) && !err)
-		err = errno ? -errno : -EIO;
-	if (err) {
-		fprintf(stderr, "pktfilt: report: writing %s: %s\n",
-			std ? "standard output" : path, strerror(-err));
-		return EXIT_RUNTIME;
+	o->r = pf_render_new(fmt, o->file);
+	if (!o->r) {
+		fprintf(stderr, "pktfilt: report: %s: %s\n", path,
+			strerror(errno));
+		if (!std)
+			fclose(o->file);
+		o->file = NULL;
+		return -1;
 	}
-	return EXIT_OK;
+	return 0;
 }
 
-static struct pf_trace *read_trace(const char *path)
+static void out_error(const struct report_out *o, int err)
+{
+	fprintf(stderr, "pktfilt: report: writing %s: %s\n",
+		strcmp(o->path, "-") ? o->path : "standard output",
+		strerror(-err));
+}
+
+/* Finish and close @o: 0 or EXIT_RUNTIME. */
+static int out_close(struct report_out *o)
+{
+	bool std = !strcmp(o->path, "-");
+	int err = pf_render_end(o->r);
+
+	if (!std && fclose(o->file) && !err)
+		err = errno ? -errno : -EIO;
+	if (err && !o->err)
+		out_error(o, err);
+	return err || o->err ? EXIT_RUNTIME : EXIT_OK;
+}
+
+static int on_packet(void *arg, const struct pf_packet *pkt)
+{
+	struct report_run *run = arg;
+	size_t i;
+	int err;
+
+	for (i = 0; i < run->nouts; i++) {
+		struct report_out *o = &run->outs[i];
+
+		if (o->err)
+			continue;
+		err = pf_render_packet(o->r, pkt);
+		if (err) {
+			o->err = err;
+			out_error(o, err);
+			return err;	/* stop reading */
+		}
+	}
+	return 0;
+}
+
+/*
+ * Read the trace once, in chunks, through the streaming parser: each
+ * packet is rendered as soon as it is complete, and memory holds only
+ * the packets still open. NULL on a read or write error (said on stderr).
+ */
+static struct pf_trace *read_trace(const char *path, FILE *in,
+				   struct report_run *run)
 {
 	bool std = !strcmp(path, "-");
-	FILE *in = std ? stdin : fopen(path, "r");
-	struct pf_trace *t;
+	struct pf_fgraph *p;
+	struct pf_trace *t = NULL;
+	static char buf[1 << 20];
+	size_t n;
+	int err = 0;
 
-	if (!in) {
-		fprintf(stderr, "pktfilt: report: cannot read %s: %s\n", path,
-			strerror(errno));
-		return NULL;
+	p = pf_fgraph_new_stream(on_packet, run);
+	if (!p) {
+		err = ENOMEM;
+		goto out;
 	}
-	t = pf_fgraph_parse(in);
-	if (!t)
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
+		err = -pf_fgraph_feed(p, buf, n);
+		if (err)
+			break;
+	}
+	if (!err && ferror(in)) {
+		err = errno ? errno : EIO;
+		pf_fgraph_free(p);
+	} else if (!err) {
+		t = pf_fgraph_finish(p);
+		if (!t)
+			err = errno;
+	} else {
+		pf_fgraph_free(p);
+	}
+out:
+	/* A write error was said where it happened. */
+	if (err && err != ECANCELED && !(run->nouts &&
+					 (run->outs[0].err ||
+					  run->outs[run->nouts - 1].err)))
 		fprintf(stderr, "pktfilt: report: reading %s: %s\n",
-			std ? "standard input" : path, strerror(errno));
+			std ? "standard input" : path, strerror(err));
 	if (!std)
 		fclose(in);
-	return t;
+	return err ? NULL : t;
 }
 
 int pf_report_run(const struct pf_cmd *cmd, int argc, char **argv)
 {
 	struct pf_report_opts o;
+	struct report_run run = { .nouts = 0 };
 	struct pf_trace *t;
-	size_t bad;
+	size_t bad, i, npackets;
+	FILE *in;
 	int ret;
 
 	(void)cmd;
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret;
-	t = read_trace(o.input);
+	in = strcmp(o.input, "-") ? fopen(o.input, "r") : stdin;
+	if (!in) {
+		fprintf(stderr, "pktfilt: report: cannot read %s: %s\n",
+			o.input, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+
+	if (o.format || o.output || !o.svg) {
+		if (out_open(&run.outs[run.nouts],
+			     o.output ? o.output : "-",
+			     format_of(o.format ? o.format : "text"))) {
+			if (in != stdin)
+				fclose(in);
+			return EXIT_RUNTIME;
+		}
+		run.nouts++;
+	}
+	if (o.svg) {
+		if (out_open(&run.outs[run.nouts], o.svg, PF_FORMAT_SVG)) {
+			for (i = 0; i < run.nouts; i++)
+				out_close(&run.outs[i]);
+			if (in != stdin)
+				fclose(in);
+			return EXIT_RUNTIME;
+		}
+		run.nouts++;
+	}
+	t = read_trace(o.input, in, &run);
+	for (i = 0; i < run.nouts; i++)
+		if (out_close(&run.outs[i]))
+			ret = EXIT_RUNTIME;
 	if (!t)
 		return EXIT_RUNTIME;
-
-	if (o.format || o.output || !o.svg)
-		ret = write_file(o.output ? o.output : "-",
-				 o.format ? o.format : "text", t);
-	if (!ret && o.svg)
-		ret = write_file(o.svg, NULL, t);
 	if (ret) {
 		pf_trace_free(t);
 		return ret;
 	}
 
 	bad = pf_trace_incomplete(t);
-	if (!t->npackets)
+	npackets = pf_trace_packets(t);
+	if (!npackets)
 		fprintf(stderr,
 			"pktfilt: report: no pktfilt_packet event in %s (were events/pktfilt enabled?)\n",
 			strcmp(o.input, "-") ? o.input : "standard input");
 	if (bad || pf_trace_lost(t)) {
 		fprintf(stderr, "pktfilt: report: %zu of %zu packet%s incomplete",
-			bad, t->npackets, t->npackets == 1 ? "" : "s");
+			bad, npackets, npackets == 1 ? "" : "s");
 		if (pf_trace_lost(t))
 			fprintf(stderr, ", %s%" PRIu64 " event%s lost%s",
 				t->stats.lost_saturated ? "at least " : "",

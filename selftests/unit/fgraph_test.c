@@ -1422,6 +1422,102 @@ TEST(issue18_exact_counts)
 	pf_trace_free(t);
 }
 
+/* --- streaming ---------------------------------------------------------------- */
+
+struct streamed {
+	struct pf_render *r[4];
+	size_t n;
+};
+
+static int stream_packet(void *arg, const struct pf_packet *pkt)
+{
+	struct streamed *st = arg;
+	size_t k;
+
+	st->n++;
+	for (k = 0; k < 4; k++)
+		if (pf_render_packet(st->r[k], pkt))
+			return -EIO;
+	return 0;
+}
+
+/*
+ * The streaming reader and renderers, fed in chunks, write exactly what
+ * the whole-trace ones write, for every fixture and every format.
+ */
+TEST(streaming_is_the_same)
+{
+	static const char *const names[] = {
+		"cpus2", "icmp", "icmpv6", "irqs", "lost", "tcp4", "tcp6",
+		"udp-count3", "udp-count3-truncated",
+	};
+	static const char *const vers[] = { "6.1", "6.12" };
+	int (*const fns[])(FILE *, const struct pf_trace *) = {
+		pf_render_text, pf_render_json, pf_render_folded,
+		pf_render_svg,
+	};
+	size_t v, i, k, off, len, chunk = 1;
+	FILE *null = fopen("/dev/null", "w"), *saved = stderr;
+
+	ASSERT_NE(NULL, null);
+	stderr = null;
+	for (v = 0; v < ARRAY_SIZE(vers); v++) {
+		for (i = 0; i < ARRAY_SIZE(names); i++) {
+			char *buf = fixture_read(vers[v], names[i], &len);
+			struct pf_trace *whole, *t;
+			struct streamed st = { { NULL }, 0 };
+			char *want[4], *got[4];
+			size_t wlen[4], glen[4];
+			FILE *m[4];
+			struct pf_fgraph *p;
+
+			ASSERT_NE(NULL, buf);
+			whole = pf_fgraph_parse_buf(buf, len);
+			ASSERT_NE(NULL, whole);
+			for (k = 0; k < 4; k++) {
+				want[k] = render_str(fns[k], whole);
+				ASSERT_NE(NULL, want[k]);
+				m[k] = open_memstream(&got[k], &glen[k]);
+				ASSERT_NE(NULL, m[k]);
+				st.r[k] = pf_render_new((enum pf_format)k, m[k]);
+				ASSERT_NE(NULL, st.r[k]);
+			}
+			p = pf_fgraph_new_stream(stream_packet, &st);
+			ASSERT_NE(NULL, p);
+			for (off = 0; off < len; off += chunk) {
+				chunk = chunk * 7 % 4099 + 1;
+				if (chunk > len - off)
+					chunk = len - off;
+				ASSERT_EQ(0, pf_fgraph_feed(p, buf + off, chunk));
+			}
+			t = pf_fgraph_finish(p);
+			ASSERT_NE(NULL, t);
+			EXPECT_EQ(0, t->npackets);
+			EXPECT_EQ(whole->npackets, st.n);
+			EXPECT_EQ(whole->npackets, pf_trace_packets(t));
+			EXPECT_EQ(pf_trace_incomplete(whole),
+				  pf_trace_incomplete(t));
+			EXPECT_EQ(whole->stats.lines, t->stats.lines);
+			for (k = 0; k < 4; k++) {
+				EXPECT_EQ(0, pf_render_end(st.r[k]));
+				fclose(m[k]);
+				wlen[k] = strlen(want[k]);
+				EXPECT_EQ(wlen[k], glen[k]);
+				EXPECT_EQ(0, memcmp(want[k], got[k],
+						    wlen[k] < glen[k] ?
+						    wlen[k] : glen[k]));
+				free(want[k]);
+				free(got[k]);
+			}
+			pf_trace_free(t);
+			pf_trace_free(whole);
+			free(buf);
+		}
+	}
+	stderr = saved;
+	fclose(null);
+}
+
 /* --- anything goes --------------------------------------------------------- */
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;

@@ -344,7 +344,8 @@ static bool name_ok(const char *s, size_t n)
 	for (i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)s[i];
 
-		if (ch < 0x20 || ch == 0x7f || strchr("|{};()", ch))
+		if (ch < 0x20 || ch == 0x7f || ch == '|' || ch == '{' ||
+		    ch == '}' || ch == ';' || ch == '(' || ch == ')')
 			return false;
 	}
 	return true;

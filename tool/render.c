@@ -125,6 +125,18 @@ static void json_str(FILE *out, const char *str)
 
 	fputc('"', out);
 	while (n) {
+		size_t run = 0;
+
+		/* Plain printable ASCII goes out in one piece. */
+		while (run < n && s[run] >= 0x20 && s[run] < 0x7f &&
+		       s[run] != '"' && s[run] != '\\')
+			run++;
+		if (run) {
+			fwrite(s, 1, run, out);
+			s += run;
+			n -= run;
+			continue;
+		}
 		switch (*s) {
 		case '"':
 			fputs("\\\"", out);

@@ -66,6 +66,7 @@ static const struct nla_policy pf_nl_policy[PKTFILT_A_MAX + 1] = {
 	[PKTFILT_A_CPU]		= { .type = NLA_U32 },
 	[PKTFILT_A_SPORT]	= { .type = NLA_U16 },
 	[PKTFILT_A_DPORT]	= { .type = NLA_U16 },
+	[PKTFILT_A_PROBLEM]	= { .type = NLA_STRING },
 };
 
 /* libnl's NLE_* codes carry no errno; keep the ones worth telling apart. */

@@ -170,7 +170,8 @@ settle_case() {
 	# command pinned to each must show up in the trace.
 	echo 0 > $T/tracing_on
 	echo > $T/set_graph_function
-	echo 'ksys_read' > $T/set_ftrace_filter
+	echo vfs_read > $T/set_ftrace_filter ||
+		fail "settle: vfs_read in set_ftrace_filter"
 	echo > $T/trace
 	echo 1 > $T/tracing_on
 	for cpu in 0 1; do
@@ -178,11 +179,11 @@ settle_case() {
 	done
 	echo 0 > $T/tracing_on
 	for cpu in 0 1; do
-		n=$(grep -c "^ $cpu).*ksys_read" $T/trace)
+		n=$(grep -c "^ $cpu).*vfs_read" $T/trace)
 		if [ "$n" -gt 0 ]; then
 			ok "settle: function_graph still traces CPU $cpu ($n calls)"
 		else
-			fail "settle: function_graph still traces CPU $cpu" "no ksys_read on it"
+			fail "settle: function_graph still traces CPU $cpu" "no vfs_read on it"
 			grep -v '^#' $T/trace | head -5
 		fi
 	done
@@ -295,8 +296,7 @@ watch_case() {
 # hooks were gone, so a packet could queue it again, to run in freed code.
 rmmodcount_case() {
 	cycles=${RMMOD_CYCLES:-30}
-	trace_start
-	echo 0 > $T/events/pktfilt/enable
+	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
 	flood_start
 	i=0 bad=0
 	while [ $i -lt "$cycles" ]; do

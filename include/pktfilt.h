@@ -122,8 +122,8 @@ enum pktfilt_stat {
 	PKTFILT_STAT_TRACED,	/* u64 matching packets that were traced */
 	PKTFILT_STAT_NOT_READY,	/* u64 matched, not traced: tracefs not ready */
 	PKTFILT_STAT_EXHAUSTED,	/* u64 matched after the count was used up */
-	PKTFILT_STAT_GATE_MISSED, /* u64 matched, not traced: the gate's return
-				   * probe missed (no free instance) */
+	/* u64 matched, not traced: the gate's return probe missed */
+	PKTFILT_STAT_GATE_MISSED,
 
 	__PKTFILT_STAT_MAX,
 	PKTFILT_STAT_MAX = __PKTFILT_STAT_MAX - 1

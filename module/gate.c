@@ -63,19 +63,18 @@
 #define PF_TRACE_NAME	"global_trace"
 
 /*
- * The type of a sched_switch probe, i.e. of ftrace_filter_pid_sched_switch_probe(),
- * which the gate calls. It is the type of our own probe below, which
+ * ftrace_filter_pid_sched_switch_probe(), which the gate calls, is a
+ * sched_switch probe: pf_probe has the type of our own probe below, which
  * pf_gate_init() passes to the kernel's check_trace_callback_type_sched_switch():
  * a changed tracepoint prototype fails the build instead of calling ftrace
  * with the wrong arguments.
  */
 static void pf_switch_probe(void *data, bool preempt, struct task_struct *prev,
 			    struct task_struct *next, unsigned int prev_state);
-typedef typeof(&pf_switch_probe) pf_probe_fn;
 
 static struct tracepoint *pf_sched_switch;
 /* Both found in the sched_switch table, then only compared with it. */
-static pf_probe_fn pf_probe;
+static typeof(&pf_switch_probe) pf_probe;
 static void *pf_trace;
 
 /* What the kprobes do to trace_ignore_this_task() on this CPU. */
@@ -474,12 +473,12 @@ int pf_gate_init(void)
 {
 	int ret;
 
-	/* The compiler checks pf_probe_fn against the tracepoint's own type. */
+	/* The compiler checks pf_probe against the tracepoint's own type. */
 	check_trace_callback_type_sched_switch(pf_switch_probe);
-	BUILD_BUG_ON(!__same_type(pf_probe_fn, void (*)(void *, bool,
-							struct task_struct *,
-							struct task_struct *,
-							unsigned int)));
+	BUILD_BUG_ON(!__same_type(pf_probe, void (*)(void *, bool,
+						     struct task_struct *,
+						     struct task_struct *,
+						     unsigned int)));
 	for_each_kernel_tracepoint(pf_find_sched_switch, &pf_sched_switch);
 	if (!pf_sched_switch) {
 		pr_err("no sched_switch tracepoint (CONFIG_TRACEPOINTS?)\n");

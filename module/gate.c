@@ -39,6 +39,15 @@
  * opens the gate again when the task it was opened for is switched back in.
  * The task cannot move meanwhile: softirq processing on RT is migration
  * disabled, and serialized per CPU, so no other hook call can interleave.
+ *
+ * Indirect calls (IBT: each target must start with ENDBR64; QEMU does not
+ * enforce it, harden.sh's ibt case reads the bytes on the IBT kernels):
+ *  - pf_probe(): ftrace_filter_pid_sched_switch_probe(), the very pointer
+ *    the scheduler calls through the sched_switch tracepoint, so an
+ *    address-taken function start; pf_probe_lookup() also checks ENDBR64.
+ * The kprobe, kretprobe and RT sched_switch handlers are called by the
+ * kernel through pointers; their addresses are taken here, so the compiler
+ * gives them ENDBR64.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

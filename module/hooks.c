@@ -23,6 +23,13 @@
  * armed), the module pins itself so that rmmod cannot free it, and dmesg
  * and `pktfilt show` say so. When that module puts our copy back, the next
  * disarm or `show` restores the kernel's protocol and unpins.
+ *
+ * Indirect calls (IBT): h->orig4->handler() and h->orig6->handler(), the
+ * kernel's own tcp_v4_rcv(), udp_rcv(), icmp_rcv(), tcp_v6_rcv(),
+ * udpv6_rcv() and icmpv6_rcv() (pf_hook_install() checks the names): the
+ * IP layer calls the same pointers, so they are address-taken starts with
+ * ENDBR64. The wrappers pf_*_rcv() are called by the IP layer through our
+ * copies; their addresses are taken, so they have ENDBR64 too.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -29,6 +29,10 @@
  * the slow path's test (key and every predicate, as for a near miss; the
  * gate is left alone); and an empty call. Reading it gives each in
  * picoseconds per pass, and how many passes each path rejected.
+ *
+ * Indirect calls (IBT): pf_fastpath_loop()'s fn(), one of this file's
+ * pf_fastpath_once(), pf_fastpath_slow(), pf_fastpath_empty(), whose
+ * addresses are taken (ENDBR64 from the compiler).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -18,6 +18,10 @@
  * Each handler finds the trace array the write is for from its arguments
  * and ignores tracefs instances: only the array the gate steers
  * (global_trace) matters.
+ *
+ * Indirect calls (IBT): w->trace_array(), one of this file's pf_tr_*()
+ * functions, whose addresses are taken in pf_watches[] (ENDBR64 from the
+ * compiler). The kprobe handlers are called by the kernel, likewise.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -7,7 +7,7 @@
 #
 #	selftests/vm/run --kernel 6.12 -- sh selftests/vm/tests/harden.sh [CASE...]
 #
-# CASEs: bigcount perm slot watch settle rmmodcount (default: all, in
+# CASEs: bigcount perm slot watch ibt settle rmmodcount (default: all, in
 # this order: settle leaves the nop tracer on).
 # Knobs: SETTLE_ROUNDS (40), RMMOD_CYCLES (30).
 . /pktfilt/selftests/vm/lib.sh
@@ -277,6 +277,38 @@ slot_case() {
 		fail "slot: UDP delivered after both are gone"
 }
 
+# --- IBT: every indirect call lands on ENDBR64 --------------------------------
+# The module's indirect calls (listed at the top of gate.c, hooks.c,
+# watch.c and timing.c) and the module functions the kernel calls through
+# pointers (kprobe handlers, the hooks, genetlink ops, work items, the
+# netlink notifier). QEMU does not enforce IBT, so the bytes are read.
+IBT_KERNEL_TARGETS="tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv icmpv6_rcv
+	ftrace_filter_pid_sched_switch_probe"
+IBT_MODULE_TARGETS="pf_tr_arg0 pf_tr_truncating_open pf_tr_seq_write
+	pf_tr_inode_write pf_fastpath_once pf_fastpath_slow pf_fastpath_empty
+	pf_tit_entry pf_tit_return pf_tit_pre pf_tit_post pf_watch_pre
+	pf_watch_post pf_tcp4_rcv pf_udp4_rcv pf_icmp4_rcv pf_tcp6_rcv
+	pf_udp6_rcv pf_icmp6_rcv pf_netlink_event pf_cmd_set pf_cmd_get
+	pf_cmd_clear pf_exhausted_work_fn pf_stale_work_fn pf_stale_irq_work_fn"
+ibt_case() {
+	insmod $PKTFILT_KO timing=1 || { fail "ibt: insmod"; return; }
+	# sk->sk_data_ready's default: an indirect-call target in every kernel.
+	if [ "$(pfendbr sock_def_readable)" != "sock_def_readable endbr" ]; then
+		echo "# ibt: $(uname -r) is not an IBT kernel (sock_def_readable has no ENDBR64): skipped"
+		rmmod pktfilt
+		return
+	fi
+	# shellcheck disable=SC2086 # lists of names
+	out=$(pfendbr $IBT_KERNEL_TARGETS $IBT_MODULE_TARGETS 2>&1)
+	bad=$(echo "$out" | grep -v ' endbr$')
+	if [ -z "$bad" ]; then
+		ok "ibt: the $(echo "$out" | wc -l) indirect-call targets start with ENDBR64"
+	else
+		fail "ibt: indirect-call targets start with ENDBR64" "$(echo "$bad" | tr '\n' ';')"
+	fi
+	rmmod pktfilt
+}
+
 # --- a tracefs handler that cannot be watched --------------------------------
 watch_case() {
 	insmod $PKTFILT_KO test_missing_watch=1 || { fail "watch: insmod"; return; }
@@ -325,7 +357,7 @@ rmmodcount_case() {
 echo "kernel $(uname -r)"
 topo_setup
 kmemleak_baseline
-for c in ${*:-bigcount perm slot watch settle rmmodcount}; do
+for c in ${*:-bigcount perm slot watch ibt settle rmmodcount}; do
 	"${c}_case"
 done
 trace_teardown

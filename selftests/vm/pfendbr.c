@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfendbr - does each named kernel symbol start with ENDBR64?
+ *
+ *   pfendbr SYMBOL...
+ *
+ * Looks each SYMBOL up in /proc/kallsyms (a module's symbol too: the first
+ * line of that name) and reads its first 4 bytes from /proc/kcore. Prints
+ * one line per symbol, "SYMBOL endbr", "SYMBOL no-endbr" or "SYMBOL
+ * missing", and exits 0, or 2 if kallsyms or kcore cannot be read (root
+ * with kptr_restrict allowing addresses is needed). On an IBT kernel an
+ * indirect call must land on ENDBR64 (f3 0f 1e fa); QEMU TCG does not
+ * enforce it, so the VM tests read the bytes instead.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static unsigned long long lookup(const char *name)
+{
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f) {
+		perror("pfendbr: /proc/kallsyms");
+		exit(2);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
+		    !strcmp(sym, name)) {
+			fclose(f);
+			if (!addr) {
+				fprintf(stderr, "pfendbr: kallsyms hides addresses\n");
+				exit(2);
+			}
+			return addr;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Reads 4 bytes at kernel address @addr from /proc/kcore; 0 on success. */
+static int read_kcore(int fd, const Elf64_Ehdr *eh, unsigned long long addr,
+		      unsigned char out[4])
+{
+	for (int i = 0; i < eh->e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		if (pread(fd, &ph, sizeof(ph), eh->e_phoff + i * sizeof(ph)) !=
+		    sizeof(ph))
+			return -1;
+		if (ph.p_type != PT_LOAD || addr < ph.p_vaddr ||
+		    addr + 4 > ph.p_vaddr + ph.p_filesz)
+			continue;
+		return pread(fd, out, 4, ph.p_offset + (addr - ph.p_vaddr)) == 4 ?
+		       0 : -1;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const unsigned char endbr[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	Elf64_Ehdr eh;
+	int fd = open("/proc/kcore", O_RDONLY);
+
+	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG)) {
+		perror("pfendbr: /proc/kcore");
+		return 2;
+	}
+	for (int i = 1; i < argc; i++) {
+		unsigned long long addr = lookup(argv[i]);
+		unsigned char b[4];
+
+		if (!addr) {
+			printf("%s missing\n", argv[i]);
+			continue;
+		}
+		if (read_kcore(fd, &eh, addr, b)) {
+			fprintf(stderr, "pfendbr: %s at %llx: not in /proc/kcore\n",
+				argv[i], addr);
+			return 2;
+		}
+		printf("%s %s\n", argv[i], memcmp(b, endbr, 4) ? "no-endbr" : "endbr");
+	}
+	close(fd);
+	return 0;
+}

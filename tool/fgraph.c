@@ -134,26 +134,48 @@ struct pf_cur {
 	size_t n, i;
 };
 
-static bool cur_end(const struct pf_cur *c)
+static inline bool cur_end(const struct pf_cur *c)
 {
 	return c->i >= c->n;
 }
 
-static char cur_peek(const struct pf_cur *c, size_t off)
+static inline char cur_peek(const struct pf_cur *c, size_t off)
 {
 	return c->i + off < c->n ? c->s[c->i + off] : '\0';
 }
 
-static size_t cur_spaces(struct pf_cur *c)
+/* The spaces at the start of s[0..n): eight at a time, then one by one. */
+static inline size_t spaces(const char *s, size_t n)
 {
-	size_t start = c->i;
+	static const uint64_t eight = 0x2020202020202020ULL;
+	size_t i = 0;
+	uint64_t w;
 
-	while (c->i < c->n && c->s[c->i] == ' ')
-		c->i++;
-	return c->i - start;
+	for (; n - i >= 8; i += 8) {
+		memcpy(&w, s + i, 8);
+		if (w != eight) {
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			/* The first byte that is not a space. */
+			return i + (size_t)__builtin_ctzll(w ^ eight) / 8;
+#else
+			break;
+#endif
+		}
+	}
+	while (i < n && s[i] == ' ')
+		i++;
+	return i;
 }
 
-static bool cur_eat(struct pf_cur *c, const char *lit)
+static inline size_t cur_spaces(struct pf_cur *c)
+{
+	size_t k = spaces(c->s + c->i, c->n - c->i);
+
+	c->i += k;
+	return k;
+}
+
+static inline bool cur_eat(struct pf_cur *c, const char *lit)
 {
 	size_t len = strlen(lit);
 
@@ -163,7 +185,7 @@ static bool cur_eat(struct pf_cur *c, const char *lit)
 	return true;
 }
 
-static bool is_digit(char ch)
+static inline bool is_digit(char ch)
 {
 	return ch >= '0' && ch <= '9';
 }
@@ -172,8 +194,8 @@ static bool is_digit(char ch)
  * A decimal number of at most @max digits whose value fits in 64 bits
  * (else: false, nothing eaten); its value and digit count.
  */
-static bool cur_number(struct pf_cur *c, unsigned int max, uint64_t *val,
-		       unsigned int *ndigits)
+static inline bool cur_number(struct pf_cur *c, unsigned int max,
+			      uint64_t *val, unsigned int *ndigits)
 {
 	uint64_t v = 0;
 	unsigned int nd = 0;
@@ -182,7 +204,8 @@ static bool cur_number(struct pf_cur *c, unsigned int max, uint64_t *val,
 	while (i < c->n && is_digit(c->s[i])) {
 		uint64_t d = (uint64_t)(c->s[i] - '0');
 
-		if (++nd > max || v > (UINT64_MAX - d) / 10)
+		/* 19 digits always fit: only a 20th can overflow. */
+		if (++nd > max || (nd >= 20 && v > (UINT64_MAX - d) / 10))
 			return false;
 		v = v * 10 + d;
 		i++;
@@ -196,22 +219,51 @@ static bool cur_number(struct pf_cur *c, unsigned int max, uint64_t *val,
 	return true;
 }
 
-/* Somewhere in s[0..n) */
-static const char *mem_find(const char *s, size_t n, const char *lit)
+/*
+ * Somewhere in s[0..n): the first one. memchr() looks for the first byte
+ * of @lit that is not a space (spaces fill these lines), then the rest is
+ * compared around it.
+ */
+static inline const char *mem_find(const char *s, size_t n, const char *lit)
 {
-	size_t len = strlen(lit), i;
+	size_t len = strlen(lit), k = 0;
+	const char *end, *q;
 
-	for (i = 0; len <= n && i <= n - len; i++)
-		if (!memcmp(s + i, lit, len))
-			return s + i;
+	if (len > n)
+		return NULL;
+	while (k + 1 < len && lit[k] == ' ')
+		k++;
+	end = s + (n - len) + 1;	/* where a match can start: [s, end) */
+	while (s < end) {
+		q = memchr(s + k, lit[k], (size_t)(end - s));
+		if (!q)
+			return NULL;
+		s = q - k;
+		if (!memcmp(s, lit, len))
+			return s;
+		s++;
+	}
 	return NULL;
 }
 
-static bool ends_with(const char *s, size_t n, const char *lit)
+static inline bool ends_with(const char *s, size_t n, const char *lit)
 {
 	size_t len = strlen(lit);
 
 	return n >= len && !memcmp(s + n - len, lit, len);
+}
+
+/*
+ * The byte after the spaces and digits at the cursor ('\0' at the end):
+ * a '.' where the line starts with SECS.USECS, a ' ' with USECS us.
+ */
+static char after_number(const struct pf_cur *c)
+{
+	size_t i = c->i + spaces(c->s + c->i, c->n - c->i);
+
+	while (i < c->n && is_digit(c->s[i]))
+		i++;
+	return i < c->n ? c->s[i] : '\0';
 }
 
 /* "SECS.USECS |  " */
@@ -303,9 +355,16 @@ static bool parse_duration(struct pf_cur *c, struct pf_line *l)
 	cur_spaces(c);
 	if (cur_end(c))
 		goto none;
-	if (strchr("+!#*@$", cur_peek(c, 0)) && cur_peek(c, 1) == ' ') {
-		c->i += 2;
-		cur_spaces(c);
+	/* An overhead mark (a NUL byte too, as strchr() matched it). */
+	switch (cur_peek(c, 0)) {
+	case '+': case '!': case '#': case '*': case '@': case '$': case '\0':
+		if (cur_peek(c, 1) == ' ') {
+			c->i += 2;
+			cur_spaces(c);
+		}
+		break;
+	default:
+		break;
 	}
 	if (cur_peek(c, 0) == '|') {
 		c->i++;
@@ -335,19 +394,24 @@ none:
 	return false;
 }
 
-static bool name_ok(const char *s, size_t n)
+/* The bytes a function's name may not hold: controls, DEL, |{};() */
+static const unsigned char name_bad[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['|'] = 1, ['{'] = 1, ['}'] = 1, [';'] = 1, ['('] = 1, [')'] = 1,
+	[0x7f] = 1,
+};
+
+static inline bool name_ok(const char *s, size_t n)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	size_t i;
 
 	if (!n || n > PF_MAX_NAME || s[0] == ' ')
 		return false;
-	for (i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch < 0x20 || ch == 0x7f || ch == '|' || ch == '{' ||
-		    ch == '}' || ch == ';' || ch == '(' || ch == ')')
+	for (i = 0; i < n; i++)
+		if (name_bad[u[i]])
 			return false;
-	}
 	return true;
 }
 
@@ -385,11 +449,14 @@ static void parse_return(const char *s, size_t n, struct pf_line *l)
 	}
 }
 
-/* The body of a line: @s..@n, the indentation first. */
-static void parse_body(const char *s, size_t n, struct pf_line *l)
+/*
+ * The body of a line: @s..@n, the indentation first; @paren: its first
+ * '(', or NULL (the caller looked for it already).
+ */
+static void parse_body(const char *s, size_t n, const char *paren,
+		       struct pf_line *l)
 {
 	struct pf_cur c = { s, n, 0 };
-	const char *paren;
 	size_t end;
 
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\r'))
@@ -433,7 +500,6 @@ static void parse_body(const char *s, size_t n, struct pf_line *l)
 		l->whole = true;
 		return;
 	}
-	paren = memchr(s, '(', n);
 	if (!paren || !name_ok(s, (size_t)(paren - s)))
 		return;
 	l->name = s;
@@ -492,10 +558,21 @@ static void parse_lost(const char *s, size_t n, struct pf_line *l)
 static void parse_line(const char *s, size_t n, struct pf_line *l)
 {
 	struct pf_cur c = { s, n, 0 };
+	const char *paren;
 
-	memset(l, 0, sizeof(*l));
+	/* Field by field: a memset() of it costs more than the rest here. */
 	l->kind = PF_K_OTHER;
+	l->whole = false;
 	l->cpu = -1;
+	l->has_duration = false;
+	l->duration_ns = 0;
+	l->depth = 0;
+	l->name = NULL;
+	l->name_len = 0;
+	l->text = NULL;
+	l->text_len = 0;
+	l->lost_known = false;
+	l->lost = 0;
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\r'))
 		n--;
 	c.n = n;
@@ -508,8 +585,11 @@ static void parse_line(const char *s, size_t n, struct pf_line *l)
 		parse_lost(s, n, l);
 		return;
 	}
-	skip_abstime(&c);
-	skip_reltime(&c);
+	/* Each needs its own byte after the number: try only that one. */
+	if (after_number(&c) == '.')
+		skip_abstime(&c);
+	if (after_number(&c) == ' ')
+		skip_reltime(&c);
 	l->cpu = parse_cpu(&c);
 	skip_proc(&c);
 	skip_lat(&c);
@@ -536,13 +616,13 @@ static void parse_line(const char *s, size_t n, struct pf_line *l)
 		}
 		c.i = save;
 	}
-	if (l->cpu >= 0 && mem_find(s + c.i, n - c.i, " => ") &&
-	    !memchr(s + c.i, '(', n - c.i)) {
+	paren = memchr(s + c.i, '(', n - c.i);
+	if (l->cpu >= 0 && !paren && mem_find(s + c.i, n - c.i, " => ")) {
 		l->kind = PF_K_NONE;	/* " 1)  comm-pid  =>  comm-pid" */
 		l->whole = true;
 		return;
 	}
-	parse_body(s + c.i, n - c.i, l);
+	parse_body(s + c.i, n - c.i, paren, l);
 	if (l->kind == PF_K_OTHER && s[0] == '#') {
 		l->kind = PF_K_NONE;	/* the header */
 		l->whole = true;
@@ -551,55 +631,75 @@ static void parse_line(const char *s, size_t n, struct pf_line *l)
 
 /* --- building the trees ------------------------------------------------------ */
 
-static char *mem_dup(const char *s, size_t n)
-{
-	char *d = malloc(n + 1);
+/*
+ * A packet's nodes, their names and their children's arrays come from its
+ * own chunks, freed with it: one malloc() per few hundred lines, not three
+ * per line. A detached call's tree stays there until the packet is freed
+ * (it is in the packet's text too, so memory stays proportional to it).
+ */
+struct pf_chunk {
+	struct pf_chunk *next;
+	size_t used, size;
+	max_align_t data[];
+};
 
-	if (d) {
-		memcpy(d, s, n);
-		d[n] = '\0';
+#define PF_CHUNK_MIN	8192
+#define PF_CHUNK_MAX	(1U << 20)
+
+static void *pkt_alloc(struct pf_packet *pkt, size_t n)
+{
+	struct pf_chunk *c = pkt->chunks;
+	void *m;
+
+	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	if (!c || c->size - c->used < n) {
+		size_t size = c ? 2 * c->size : PF_CHUNK_MIN;
+
+		if (size > PF_CHUNK_MAX)
+			size = PF_CHUNK_MAX;
+		if (size < n)
+			size = n;
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->next = pkt->chunks;
+		c->used = 0;
+		c->size = size;
+		pkt->chunks = c;
 	}
-	return d;
+	m = (char *)c->data + c->used;
+	c->used += n;
+	return m;
 }
 
-static struct pf_node *node_new(const char *name, size_t len, size_t depth)
+static struct pf_node *node_new(struct pf_packet *pkt, const char *name,
+				size_t len, size_t depth)
 {
-	struct pf_node *node = calloc(1, sizeof(*node));
+	struct pf_node *node = pkt_alloc(pkt, sizeof(*node) + len + 1);
 
 	if (!node)
 		return NULL;
-	node->func = mem_dup(name, len);
-	if (!node->func) {
-		free(node);
-		return NULL;
-	}
+	memset(node, 0, sizeof(*node));
+	node->func = (char *)(node + 1);
+	memcpy(node->func, name, len);
+	node->func[len] = '\0';
 	node->depth = depth > UINT32_MAX ? UINT32_MAX : (unsigned int)depth;
 	return node;
 }
 
-/* The tree is at most PF_FGRAPH_MAX_DEPTH + 1 deep: recursion is bounded. */
-static void node_free(struct pf_node *node)
-{
-	size_t i;
-
-	if (!node)
-		return;
-	for (i = 0; i < node->nchildren; i++)
-		node_free(node->children[i]);
-	free(node->children);
-	free(node->func);
-	free(node);
-}
-
-static int node_add(struct pf_node *parent, struct pf_node *child)
+static int node_add(struct pf_packet *pkt, struct pf_node *parent,
+		    struct pf_node *child)
 {
 	if (parent->nchildren == parent->cap) {
 		size_t cap = parent->cap ? 2 * parent->cap : 4;
 		struct pf_node **c;
 
-		c = realloc(parent->children, cap * sizeof(*c));
+		c = pkt_alloc(pkt, cap * sizeof(*c));
 		if (!c)
 			return -ENOMEM;
+		if (parent->nchildren)
+			memcpy(c, parent->children,
+			       parent->nchildren * sizeof(*c));
 		parent->children = c;
 		parent->cap = cap;
 	}
@@ -609,9 +709,14 @@ static int node_add(struct pf_node *parent, struct pf_node *child)
 
 static void packet_free(struct pf_packet *pkt)
 {
+	struct pf_chunk *c, *next;
+
 	if (!pkt)
 		return;
-	node_free(pkt->graph);
+	for (c = pkt->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
 	free(pkt->raw_text);
 	free(pkt);
 }
@@ -619,7 +724,7 @@ static void packet_free(struct pf_packet *pkt)
 static int packet_append(struct pf_packet *pkt, const char *s, size_t n)
 {
 	if (pkt->raw_cap - pkt->raw_len < n + 2) {
-		size_t cap = pkt->raw_cap ? pkt->raw_cap : 4096;
+		size_t cap = pkt->raw_cap ? pkt->raw_cap : 16384;
 		char *t;
 
 		while (cap - pkt->raw_len < n + 2) {
@@ -717,8 +822,7 @@ static void packet_close(struct pf_cpu *st, unsigned int why)
 	pkt->complete = pkt->graph && pkt->graph->complete && !pkt->incomplete;
 	pkt->done = true;
 	st->p->held++;
-	node_free(st->detached);
-	st->detached = NULL;
+	st->detached = NULL;	/* in the packet's chunks */
 	st->pkt = NULL;
 	st->rooted = false;
 	st->sp = 0;
@@ -889,8 +993,7 @@ static void set_aside(struct pf_cpu *st)
 	struct pf_node *node = st->stack[--st->sp];
 
 	if (node == st->detached) {
-		node_free(node);
-		st->detached = NULL;
+		st->detached = NULL;	/* in the packet's chunks */
 		return;
 	}
 	if (node->outside)
@@ -955,11 +1058,9 @@ static int on_call(struct pf_fgraph *p, struct pf_cpu *st,
 			outside(p, l);
 			return 0;
 		}
-		node = node_new(l->name, l->name_len, 0);
-		if (!node || stack_push(st, node)) {
-			node_free(node);
+		node = node_new(pkt, l->name, l->name_len, 0);
+		if (!node || stack_push(st, node))
 			return -ENOMEM;
-		}
 		pkt->graph = node;
 		st->rooted = true;
 		st->base = l->depth;
@@ -990,20 +1091,16 @@ static int on_call(struct pf_fgraph *p, struct pf_cpu *st,
 		p->trace->stats.noise++;
 		if (l->kind == PF_K_LEAF)
 			return 0;
-		node = node_new(l->name, l->name_len, 0);
-		if (!node || stack_push(st, node)) {
-			node_free(node);
+		node = node_new(pkt, l->name, l->name_len, 0);
+		if (!node || stack_push(st, node))
 			return -ENOMEM;
-		}
 		node->outside = true;
 		st->detached = node;
 		return 0;
 	}
-	node = node_new(l->name, l->name_len, rel);
-	if (!node || node_add(top, node)) {
-		node_free(node);
+	node = node_new(pkt, l->name, l->name_len, rel);
+	if (!node || node_add(pkt, top, node))
 		return -ENOMEM;
-	}
 	node->outside = top->outside;
 	if (l->kind == PF_K_LEAF) {
 		node->complete = true;
@@ -1030,7 +1127,6 @@ static void on_return(struct pf_fgraph *p, struct pf_cpu *st,
 		    (!l->name || same_func(node->func, l->name, l->name_len))) {
 			st->sp--;
 			if (node == st->detached) {
-				node_free(node);
 				st->detached = NULL;
 				return;
 			}
@@ -1313,10 +1409,8 @@ void pf_fgraph_free(struct pf_fgraph *p)
 	if (!p)
 		return;
 	for (i = 0; i < p->ncpus; i++) {
-		if (p->cpus[i]) {
-			node_free(p->cpus[i]->detached);
+		if (p->cpus[i])
 			free(p->cpus[i]->stack);
-		}
 		free(p->cpus[i]);
 	}
 	free(p->cpus);

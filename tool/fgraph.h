@@ -72,6 +72,7 @@ struct pf_packet {
 	size_t raw_len;
 	/* private to the parser */
 	size_t raw_cap;
+	struct pf_chunk *chunks;	/* its nodes and their names */
 };
 
 struct pf_trace_stats {

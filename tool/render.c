@@ -117,53 +117,135 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* A JSON string; invalid UTF-8 becomes U+FFFD. */
-static void json_str(FILE *out, const char *str)
+/*
+ * Output made in a buffer of our own and written in pieces of 64 KiB: a
+ * JSON object is a few hundred small writes, too many for stdio's calls.
+ */
+struct pf_obuf {
+	FILE *out;
+	size_t len;
+	char s[65536];
+};
+
+static void ob_flush(struct pf_obuf *b)
 {
+	if (b->len)
+		fwrite(b->s, 1, b->len, b->out);
+	b->len = 0;
+}
+
+static void ob_put_slow(struct pf_obuf *b, const void *p, size_t n)
+{
+	ob_flush(b);
+	if (n > sizeof(b->s)) {
+		fwrite(p, 1, n, b->out);
+		return;
+	}
+	memcpy(b->s, p, n);
+	b->len = n;
+}
+
+static inline void ob_put(struct pf_obuf *b, const void *p, size_t n)
+{
+	if (sizeof(b->s) - b->len < n) {
+		ob_put_slow(b, p, n);
+		return;
+	}
+	memcpy(b->s + b->len, p, n);
+	b->len += n;
+}
+
+#define ob_lit(b, lit)	ob_put(b, lit, sizeof(lit) - 1)
+
+static inline void ob_char(struct pf_obuf *b, char c)
+{
+	if (b->len == sizeof(b->s))
+		ob_flush(b);
+	b->s[b->len++] = c;
+}
+
+/* As printf("%" PRIu64), with a '-' first if @neg. */
+static void ob_u64(struct pf_obuf *b, uint64_t v, bool neg)
+{
+	char d[21];
+	size_t i = sizeof(d);
+
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (neg)
+		d[--i] = '-';
+	ob_put(b, d + i, sizeof(d) - i);
+}
+
+/* As printf("%d") */
+static void ob_int(struct pf_obuf *b, int v)
+{
+	ob_u64(b, v < 0 ? (uint64_t)0 - (uint64_t)(int64_t)v : (uint64_t)v,
+	       v < 0);
+}
+
+/* The bytes a JSON string holds as they are: printable ASCII but " \ */
+static const unsigned char json_plain[256] = {
+	[0x20] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	/* '"' */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,	/* '\\' */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,	/* DEL */
+};
+
+/* A JSON string; invalid UTF-8 becomes U+FFFD. */
+static void json_str(struct pf_obuf *b, const char *str)
+{
+	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), len;
 
-	fputc('"', out);
+	ob_char(b, '"');
 	while (n) {
 		size_t run = 0;
 
 		/* Plain printable ASCII goes out in one piece. */
-		while (run < n && s[run] >= 0x20 && s[run] < 0x7f &&
-		       s[run] != '"' && s[run] != '\\')
+		while (run < n && json_plain[s[run]])
 			run++;
 		if (run) {
-			fwrite(s, 1, run, out);
+			ob_put(b, s, run);
 			s += run;
 			n -= run;
 			continue;
 		}
 		switch (*s) {
 		case '"':
-			fputs("\\\"", out);
+			ob_lit(b, "\\\"");
 			break;
 		case '\\':
-			fputs("\\\\", out);
+			ob_lit(b, "\\\\");
 			break;
 		case '\n':
-			fputs("\\n", out);
+			ob_lit(b, "\\n");
 			break;
 		case '\r':
-			fputs("\\r", out);
+			ob_lit(b, "\\r");
 			break;
 		case '\t':
-			fputs("\\t", out);
+			ob_lit(b, "\\t");
 			break;
 		default:
 			if (*s < 0x20 || *s == 0x7f) {
-				fprintf(out, "\\u%04x", *s);
+				char u[6] = { '\\', 'u', '0', '0',
+					      hex[*s >> 4], hex[*s & 15] };
+
+				ob_put(b, u, sizeof(u));
 				break;
 			}
 			len = utf8_len(s, n);
 			if (!len) {
-				fputs("\\ufffd", out);
+				ob_lit(b, "\\ufffd");
 				break;
 			}
-			fwrite(s, 1, len, out);
+			ob_put(b, s, len);
 			s += len;
 			n -= len;
 			continue;
@@ -171,54 +253,69 @@ static void json_str(FILE *out, const char *str)
 		s++;
 		n--;
 	}
-	fputc('"', out);
+	ob_char(b, '"');
 }
 
-static void json_node(FILE *out, const struct pf_node *node)
+static void json_node(struct pf_obuf *b, const struct pf_node *node)
 {
 	size_t i;
 
-	fputs("{\"func\":", out);
-	json_str(out, node->func);
-	if (node->complete)
-		fprintf(out, ",\"duration_ns\":%" PRIu64, node->duration_ns);
-	else
-		fputs(",\"duration_ns\":null", out);
-	fputs(",\"children\":[", out);
+	ob_lit(b, "{\"func\":");
+	json_str(b, node->func);
+	if (node->complete) {
+		ob_lit(b, ",\"duration_ns\":");
+		ob_u64(b, node->duration_ns, false);
+	} else {
+		ob_lit(b, ",\"duration_ns\":null");
+	}
+	ob_lit(b, ",\"children\":[");
 	for (i = 0; i < node->nchildren; i++) {
 		if (i)
-			fputc(',', out);
-		json_node(out, node->children[i]);
+			ob_char(b, ',');
+		json_node(b, node->children[i]);
 	}
-	fputs("]}", out);
+	ob_lit(b, "]}");
 }
 
 static void json_packet(FILE *out, const struct pf_packet *pkt)
 {
+	struct pf_obuf buf, *b = &buf;
 	char why[160];
 
-	fprintf(out, "{\"seq\":%" PRIu64 ",\"cpu\":%u,\"proto\":", pkt->seq,
-		pkt->cpu);
-	json_str(out, pkt->proto);
-	fputs(",\"saddr\":", out);
-	json_str(out, pkt->saddr);
-	fputs(",\"daddr\":", out);
-	json_str(out, pkt->daddr);
-	fprintf(out, ",\"sport\":%u,\"dport\":%u,\"ifindex\":%d,\"netns\":%lu",
-		pkt->sport, pkt->dport, pkt->ifindex, pkt->netns);
-	fprintf(out, ",\"complete\":%s,\"incomplete\":",
-		pkt->complete ? "true" : "false");
-	if (pkt->complete)
-		fputs("null", out);
-	else
-		json_str(out, pf_incomplete_str(pkt->incomplete, why,
-						sizeof(why)));
-	fputs(",\"graph\":", out);
+	b->out = out;
+	b->len = 0;
+	ob_lit(b, "{\"seq\":");
+	ob_u64(b, pkt->seq, false);
+	ob_lit(b, ",\"cpu\":");
+	ob_u64(b, pkt->cpu, false);
+	ob_lit(b, ",\"proto\":");
+	json_str(b, pkt->proto);
+	ob_lit(b, ",\"saddr\":");
+	json_str(b, pkt->saddr);
+	ob_lit(b, ",\"daddr\":");
+	json_str(b, pkt->daddr);
+	ob_lit(b, ",\"sport\":");
+	ob_u64(b, pkt->sport, false);
+	ob_lit(b, ",\"dport\":");
+	ob_u64(b, pkt->dport, false);
+	ob_lit(b, ",\"ifindex\":");
+	ob_int(b, pkt->ifindex);
+	ob_lit(b, ",\"netns\":");
+	ob_u64(b, pkt->netns, false);
+	if (pkt->complete) {
+		ob_lit(b, ",\"complete\":true,\"incomplete\":null");
+	} else {
+		ob_lit(b, ",\"complete\":false,\"incomplete\":");
+		json_str(b, pf_incomplete_str(pkt->incomplete, why,
+					      sizeof(why)));
+	}
+	ob_lit(b, ",\"graph\":");
 	if (pkt->graph)
-		json_node(out, pkt->graph);
+		json_node(b, pkt->graph);
 	else
-		fputs("null", out);
-	fputs("}\n", out);
+		ob_lit(b, "null");
+	ob_lit(b, "}\n");
+	ob_flush(b);
 }
 
 int pf_render_json_packet(FILE *out, const struct pf_packet *pkt)
@@ -316,25 +413,32 @@ struct pf_folded {
 	size_t wcap;
 };
 
-static uint64_t fstack_hash(const struct pf_fstack *parent, const char *name)
+/*
+ * The hash of a name (';' made ':' already) under its parent, 8 bytes at
+ * a time. Only which bucket a node is in depends on it: the output is
+ * sorted by path.
+ */
+static uint64_t fstack_hash(const struct pf_fstack *parent, const char *name,
+			    size_t len)
 {
-	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(uintptr_t)parent;
-
-	for (; *name; name++) {
-		h ^= (unsigned char)(*name == ';' ? ':' : *name);
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
-static bool fstack_is(const struct pf_fstack *fs, const char *name)
-{
+	const uint64_t k = 0xff51afd7ed558ccdULL;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)parent ^ len;
+	uint64_t w;
 	size_t i;
 
-	for (i = 0; i < fs->len; i++)
-		if (fs->name[i] != (name[i] == ';' ? ':' : name[i]))
-			return false;
-	return name[i] == '\0';
+	for (i = 0; len - i >= 8; i += 8) {
+		memcpy(&w, name + i, 8);
+		h = (h ^ w) * k;
+		h ^= h >> 29;
+	}
+	if (i < len) {
+		w = 0;
+		memcpy(&w, name + i, len - i);
+		h = (h ^ w) * k;
+		h ^= h >> 29;
+	}
+	h *= k;
+	return h ^ (h >> 32);
 }
 
 static int folded_grow(struct pf_folded *f)
@@ -361,34 +465,46 @@ static int folded_grow(struct pf_folded *f)
 static struct pf_fstack *folded_get(struct pf_folded *f,
 				    struct pf_fstack *parent, const char *name)
 {
-	uint64_t h = fstack_hash(parent, name);
+	size_t i, len = strlen(name);
+	const char *key = name;
+	char *mapped = NULL;
 	struct pf_fstack *fs;
-	size_t i, len;
+	uint64_t h;
 
+	/* A ';' would split the stack: the nodes keep it as ':'. */
+	if (memchr(name, ';', len)) {
+		mapped = malloc(len + 1);
+		if (!mapped)
+			return NULL;
+		for (i = 0; i <= len; i++)
+			mapped[i] = name[i] == ';' ? ':' : name[i];
+		key = mapped;
+	}
+	h = fstack_hash(parent, key, len);
 	if (f->nbuckets)
 		for (fs = f->buckets[h & (f->nbuckets - 1)]; fs; fs = fs->hnext)
 			if (fs->hash == h && fs->parent == parent &&
-			    fstack_is(fs, name))
-				return fs;
+			    fs->len == len && !memcmp(fs->name, key, len))
+				goto out;
+	fs = NULL;
 	if (f->n == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 256;
 		struct pf_fstack **v = realloc(f->all, cap * sizeof(*v));
 
 		if (!v)
-			return NULL;
+			goto out;
 		f->all = v;
 		f->cap = cap;
 	}
 	if (f->n >= f->nbuckets && folded_grow(f))
-		return NULL;
+		goto out;
 	fs = calloc(1, sizeof(*fs));
-	len = strlen(name);
 	if (!fs || !(fs->name = malloc(len + 1))) {
 		free(fs);
-		return NULL;
+		fs = NULL;
+		goto out;
 	}
-	for (i = 0; i <= len; i++)
-		fs->name[i] = name[i] == ';' ? ':' : name[i];
+	memcpy(fs->name, key, len + 1);
 	fs->len = len;
 	fs->parent = parent;
 	fs->depth = parent ? parent->depth + 1 : 0;
@@ -398,6 +514,8 @@ static struct pf_fstack *folded_get(struct pf_folded *f,
 	f->all[f->n++] = fs;
 	if (fs->depth > f->maxdepth)
 		f->maxdepth = fs->depth;
+out:
+	free(mapped);
 	return fs;
 }
 

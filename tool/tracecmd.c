@@ -67,13 +67,13 @@ const char pf_trace_synopsis[] =
 "pktfilt trace [PREDICATE]... [--count N] [--timeout SEC]\n"
 "                  [--format text|json|folded] [-o FILE] [--raw FILE]\n"
 "                  [--svg FILE] [--functions GLOB[,GLOB]... | --all-functions]\n"
-"                  [-- COMMAND [ARG]...]";
+"                  [-q] [-- COMMAND [ARG]...]";
 
 const char pf_trace_help[] =
 "    pktfilt trace [PREDICATE]... [--count N] [--timeout SEC]\n"
 "                  [--format text|json|folded] [-o FILE] [--raw FILE]\n"
 "                  [--svg FILE] [--functions GLOB[,GLOB]... | --all-functions]\n"
-"                  [-- COMMAND [ARG]...]\n"
+"                  [-q] [-- COMMAND [ARG]...]\n"
 "        Everything in one command: set tracefs up for function_graph\n"
 "        (see TRACEFS below), arm a filter made of the PREDICATEs, run\n"
 "        COMMAND if given, wait until N matching packets were traced,\n"
@@ -116,6 +116,9 @@ const char pf_trace_help[] =
 "            can trace matches it) is an error, named in the message.\n"
 "            Default: the network scope below.\n"
 "\n"
+"        -q, --quiet\n"
+"            Without COMMAND, do not say when ready (see READY).\n"
+"\n"
 "        --all-functions\n"
 "            Record every function the handlers call: the whole graph.\n"
 "            While armed, every function of the kernel is patched, and\n"
@@ -155,6 +158,14 @@ const char pf_trace_help[] =
 "            SIGTERM first (SIGKILL 3 s later). COMMAND's exit status\n"
 "            does not change pktfilt's, which tells it when it is not 0.\n"
 "\n"
+"        READY. Without COMMAND, once the filter is armed and the tracer\n"
+"        set up, one line on standard error says so, as tcpdump says\n"
+"        \"listening on\": what is traced, the scope and its number of\n"
+"        functions, how many packets it waits for, how to stop, e.g.\n"
+"            pktfilt: tracing --proto udp --dport 9000 (default scope,\n"
+"            1,523 functions); waiting for 1 packet, Ctrl-C to stop\n"
+"        A matching packet sent after that line is traced. -q: no line.\n"
+"\n"
 "        TRACEFS. trace uses /sys/kernel/tracing, else\n"
 "        /sys/kernel/debug/tracing, else mounts tracefs on\n"
 "        /sys/kernel/tracing (and unmounts it when done). Before it\n"
@@ -189,10 +200,23 @@ const char pf_trace_help[] =
 "        What cannot be undone: a ring buffer that was never used\n"
 "        (buffer_size_kb reads \"7 (expanded: 1408)\") stays allocated at\n"
 "        its full size (1408), as after any use of tracing; the trace\n"
-"        itself, emptied; and, with set_ftrace_filter, functions named\n"
-"        alike in several places: restoring by name enables all of\n"
-"        them (then the check says so). Killed by SIGKILL, pktfilt\n"
-"        cannot restore anything (the module still disarms).\n"
+"        itself, emptied; and, should a kernel not take function numbers\n"
+"        in set_ftrace_filter (see SPEED), functions named alike in\n"
+"        several places: restoring by name enables all of them (then\n"
+"        the check says so). Killed by SIGKILL, pktfilt cannot restore\n"
+"        anything (the module still disarms).\n"
+"\n"
+"        SPEED. The globs (the SCOPE's, --functions') are matched by\n"
+"        pktfilt against available_filter_functions, read just before,\n"
+"        as ftrace matches them, and the functions written to\n"
+"        set_ftrace_filter as their line numbers there, which ftrace\n"
+"        takes without the symbol lookup of every function that a name\n"
+"        or glob costs; what ftrace then lists is read back and must be\n"
+"        what was meant, else the globs are written as they are. A\n"
+"        restored set_ftrace_filter or set_ftrace_notrace is written as\n"
+"        numbers too. The environment variable PKTFILT_TRACE_TIMES=1\n"
+"        tells on standard error how long each step of arming and\n"
+"        restoring took; =2 also each tracefs file written.\n"
 "\n"
 "        BUFFER. Each CPU's ring buffer is made at least 1 MiB per packet\n"
 "        to trace (16 MiB for --count 0), 64 MiB at most, and at most a\n"
@@ -247,6 +271,7 @@ struct trace_opts {
 	const char *svg;
 	const char *functions;
 	bool all_functions;
+	bool quiet;			/* -q: no ready line */
 	char **globs;
 	size_t nglobs;
 	char **cmd;			/* NULL-terminated, or NULL */
@@ -509,6 +534,11 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 			i++;
 			continue;
 		}
+		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+			o->quiet = true;
+			i++;
+			continue;
+		}
 		if (argv[i][0] == '-' && argv[i][1])
 			return trace_usage("unknown option '%s'", argv[i]);
 		return trace_usage("unexpected argument '%s' (a COMMAND goes after --)",
@@ -555,6 +585,29 @@ static void sleep_ms(long ms)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+/*
+ * PKTFILT_TRACE_TIMES=1 (or 2, see tracefs.c): how long each step of
+ * arming and restoring took, on standard error, from the previous step and
+ * from the start.
+ */
+static long long times_start = -1, times_last;
+
+static void times_step(const char *what)
+{
+	const char *env = getenv("PKTFILT_TRACE_TIMES");
+	long long now = now_ms();
+
+	if (!env || (strcmp(env, "1") && strcmp(env, "2")))
+		return;
+	if (times_start < 0) {
+		times_start = times_last = now;
+		return;
+	}
+	fprintf(stderr, "pktfilt: time: %s %lld ms (at %lld ms)\n", what,
+		now - times_last, now - times_start);
+	times_last = now;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1166,11 +1219,14 @@ static int arm(struct trace_run *r)
 	}
 	c.buffer_kb = pf_trace_buffer_kb(r->o.filter.count, r->tfs.ncpus,
 					 mem_available_kb());
+	times_step("tracefs saved");
 	err = pf_tracefs_setup(&r->tfs, &c);
 	if (err) {
 		fprintf(stderr, "pktfilt: trace: %s\n", r->tfs.err);
 		return EXIT_RUNTIME;
 	}
+	times_step(r->tfs.by_index ? "tracefs set up (functions by number)" :
+		   "tracefs set up");
 	if (r->tfs.note[0])
 		fprintf(stderr,
 			"pktfilt: trace: note: ftrace cannot trace %s: such packets are not graphed\n",
@@ -1181,6 +1237,7 @@ static int arm(struct trace_run *r)
 		return EXIT_RUNTIME;
 	}
 	r->started = true;
+	times_step("function_graph started");
 
 	r->o.filter.flags = PKTFILT_F_OWNED | PKTFILT_F_EXCLUSIVE;
 	msg = pf_nl_msg(r->nl, PKTFILT_CMD_SET);
@@ -1203,6 +1260,7 @@ static int arm(struct trace_run *r)
 		kernel_error(r, "asking the module", err);
 		return EXIT_RUNTIME;
 	}
+	times_step("filter armed");
 	if (st.has_id)
 		r->filter_id = st.id;
 	if (st.state != PKTFILT_STATE_ARMED) {
@@ -1214,6 +1272,62 @@ static int arm(struct trace_run *r)
 			r->module_done = true;
 	}
 	return EXIT_OK;
+}
+
+/* @n with a comma every three digits: "14,253". */
+static void thousands(char *buf, size_t len, size_t n)
+{
+	char tmp[32];
+	size_t l, i, o = 0;
+
+	snprintf(tmp, sizeof(tmp), "%zu", n);
+	l = strlen(tmp);
+	for (i = 0; i < l && o + 2 < len; i++) {
+		if (i && (l - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+}
+
+/*
+ * Without COMMAND: armed, the tracer on, so a packet sent from now on is
+ * traced. Say so, on one line, as tcpdump's "listening on".
+ */
+static void tell_ready(const struct trace_run *r)
+{
+	char what[1024], scope[128], num[32], wait[96];
+	const char *preds = what;
+	__u32 count = r->o.filter.count;
+	char *c;
+
+	pf_format_filter(&r->o.filter, &pf_system_resolver, what, sizeof(what));
+	c = strstr(what, " --count ");
+	if (c)
+		*c = '\0';
+	while (*preds == ' ')
+		preds++;
+	thousands(num, sizeof(num), r->tfs.nfuncs);
+	if (r->o.all_functions)
+		snprintf(scope, sizeof(scope), "every function");
+	else if (r->tfs.nfuncs)
+		snprintf(scope, sizeof(scope), "%s, %s function%s",
+			 r->o.functions ? "--functions" : "default scope", num,
+			 r->tfs.nfuncs == 1 ? "" : "s");
+	else
+		snprintf(scope, sizeof(scope), "%s",
+			 r->o.functions ? "--functions" : "default scope");
+	if (count)
+		snprintf(wait, sizeof(wait), "waiting for %u packet%s", count,
+			 count == 1 ? "" : "s");
+	else
+		snprintf(wait, sizeof(wait), "tracing every matching packet");
+	if (r->o.timeout)
+		snprintf(wait + strlen(wait), sizeof(wait) - strlen(wait),
+			 " for %lu s at most", r->o.timeout);
+	fprintf(stderr, "pktfilt: tracing %s (%s); %s, Ctrl-C to stop\n",
+		*preds ? preds : "every packet", scope, wait);
+	fflush(stderr);
 }
 
 /* Step 1. */
@@ -1363,9 +1477,12 @@ int pf_trace_run(const struct pf_cmd *cmd, int argc, char **argv)
 	if (ret)
 		goto free_opts;
 
+	times_step(NULL);
 	ret = prepare(&r);
 	if (!ret)
 		ret = arm(&r);
+	if (!ret && !r.o.cmd && !r.o.quiet && !r.gone[0] && !r.module_done)
+		tell_ready(&r);
 	if (!ret && r.o.timeout)
 		r.deadline = now_ms() + (long long)r.o.timeout * 1000;
 	if (!ret && r.o.cmd)
@@ -1398,7 +1515,9 @@ int pf_trace_run(const struct pf_cmd *cmd, int argc, char **argv)
 		}
 	}
 	if (r.tfs_open) {
+		times_step("waited, trace read");
 		bad = pf_tracefs_restore(&r.tfs, stderr);
+		times_step("tracefs restored");
 		if (bad > 0)
 			fprintf(stderr,
 				"pktfilt: trace: %d tracefs setting%s not as before (see above)\n",

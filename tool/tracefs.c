@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
@@ -54,6 +55,27 @@ static const struct {
 
 static const char pf_tfs_sysfs[] = "/sys/kernel/tracing";
 static const char pf_tfs_debugfs[] = "/sys/kernel/debug/tracing";
+
+/*
+ * PKTFILT_TRACE_TIMES=2: each file written, and each read of
+ * available_filter_functions and set_ftrace_filter, timed on stderr.
+ */
+static long long tfs_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void tfs_time(const char *what, const char *rel, long long since)
+{
+	const char *env = getenv("PKTFILT_TRACE_TIMES");
+
+	if (env && !strcmp(env, "2"))
+		fprintf(stderr, "pktfilt: time: %s %s %lld.%03lld ms\n", what,
+			rel, (tfs_us() - since) / 1000, (tfs_us() - since) % 1000);
+}
 
 static int __attribute__((format(printf, 3, 4)))
 tfs_fail(struct pf_tracefs *t, int err, const char *fmt, ...)
@@ -148,18 +170,42 @@ int pf_tfs_find(const struct pf_tracefs *t, const char *rel)
 	return -1;
 }
 
+/* write(2)s all of @buf to @fd, as often as it takes. 0 or -errno. */
+static int write_full(int fd, const char *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t w = write(fd, buf + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (!w)
+			return -EIO;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
 /*
  * Opens @rel with O_TRUNC (which empties the function and PID lists, and
- * the trace) and writes each of @items followed by a newline, each with
- * its own write(2): the kernel takes one function per write and gives up
- * at the first it refuses. Goes on past refusals; failed[i] tells which
- * (if @failed). Returns 0, or the first -errno.
+ * the trace), writes @block if not NULL (numbers of functions separated by
+ * blanks: the kernel takes one each write(2) and says how much it took, so
+ * the loop of write_full() hands it the rest), then each of @items
+ * followed by a newline, each with its own write(2): the kernel takes one
+ * function per write and gives up at the first it refuses. Goes on past
+ * refusals; failed[i] tells which (if @failed). Returns 0, or the first
+ * -errno.
  */
-static int tfs_write_list(struct pf_tracefs *t, const char *rel,
-			  char *const *items, size_t n, bool *failed)
+static int tfs_write_entries(struct pf_tracefs *t, const char *rel,
+			     const char *block, size_t blen,
+			     char *const *items, size_t n, bool *failed)
 {
 	char path[512];
 	int fd, first = 0, err;
+	long long t0 = tfs_us();
 	size_t i;
 
 	err = tfs_path(t, rel, path, sizeof(path));
@@ -171,8 +217,19 @@ static int tfs_write_list(struct pf_tracefs *t, const char *rel,
 		return tfs_fail(t, err, "cannot open %s: %s", path,
 				strerror(-err));
 	}
+	if (block && blen) {
+		err = t->hooks && t->hooks->write ?
+		      t->hooks->write(t->hooks->ctx, rel, block, blen) : 0;
+		if (!err)
+			err = write_full(fd, block, blen);
+		if (err) {
+			first = err;
+			tfs_fail(t, err, "writing function numbers to %s: %s",
+				 path, strerror(-err));
+		}
+	}
 	for (i = 0; i < n; i++) {
-		size_t len = strlen(items[i]), off = 0;
+		size_t len = strlen(items[i]);
 		char *line = malloc(len + 2);
 
 		if (failed)
@@ -185,18 +242,8 @@ static int tfs_write_list(struct pf_tracefs *t, const char *rel,
 			line[len] = '\0';
 			err = t->hooks && t->hooks->write ?
 			      t->hooks->write(t->hooks->ctx, rel, line, len) : 0;
-			while (!err && off < len) {
-				ssize_t w = write(fd, line + off, len - off);
-
-				if (w < 0 && errno == EINTR)
-					continue;
-				if (w < 0)
-					err = -errno;
-				else if (!w)
-					err = -EIO;
-				else
-					off += (size_t)w;
-			}
+			if (!err)
+				err = write_full(fd, line, len);
 			free(line);
 		}
 		if (err) {
@@ -215,7 +262,14 @@ static int tfs_write_list(struct pf_tracefs *t, const char *rel,
 	}
 	if (t->hooks && t->hooks->closed)
 		t->hooks->closed(t->hooks->ctx, rel);
+	tfs_time("wrote", rel, t0);
 	return first;
+}
+
+static int tfs_write_list(struct pf_tracefs *t, const char *rel,
+			  char *const *items, size_t n, bool *failed)
+{
+	return tfs_write_entries(t, rel, NULL, 0, items, n, failed);
 }
 
 static int tfs_write_value(struct pf_tracefs *t, const char *rel,
@@ -224,6 +278,368 @@ static int tfs_write_value(struct pf_tracefs *t, const char *rel,
 	char *items[1] = { (char *)value };
 
 	return tfs_write_list(t, rel, items, 1, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* ftrace's matching, in user space */
+
+/* The kernel's parser takes tokens of KSYM_SYMBOL_LEN + 4 bytes at most. */
+#define PF_TFS_TOKEN_MAX	200
+#define PF_TFS_INVALID		"__ftrace_invalid_address__"
+
+/* filter_parse_regex(), kernel/trace/trace_events_filter.c. */
+static int parse_regex(char *buff, size_t len, const char **search,
+		       bool *not)
+{
+	int type = PF_TFS_M_FULL;
+	size_t i;
+
+	*not = false;
+	if (buff[0] == '!') {
+		*not = true;
+		buff++;
+		len--;
+	}
+	*search = buff;
+	if (buff[0] >= '0' && buff[0] <= '9')
+		return PF_TFS_M_INDEX;
+	for (i = 0; i < len; i++) {
+		if (buff[i] == '*') {
+			if (!i) {
+				type = PF_TFS_M_END;
+			} else if (i == len - 1) {
+				type = type == PF_TFS_M_END ? PF_TFS_M_MIDDLE :
+							      PF_TFS_M_FRONT;
+				buff[i] = '\0';
+				break;
+			} else {
+				return PF_TFS_M_GLOB;
+			}
+		} else if (buff[i] == '[' || buff[i] == '?' ||
+			   buff[i] == '\\') {
+			return PF_TFS_M_GLOB;
+		}
+	}
+	if (buff[0] == '*')
+		*search = buff + 1;
+	return type;
+}
+
+/* glob_match(), lib/glob.c: @str of @slen bytes. */
+static bool glob_match(const char *pat, const char *str, size_t slen)
+{
+	const char *back_pat = NULL, *back_str = NULL, *end = str + slen;
+
+	for (;;) {
+		unsigned char c = str < end ? (unsigned char)*str : '\0';
+		unsigned char d = (unsigned char)*pat++;
+
+		str++;
+		switch (d) {
+		case '?':
+			if (c == '\0')
+				return false;
+			break;
+		case '*':
+			if (*pat == '\0')
+				return true;
+			back_pat = pat;
+			back_str = --str;
+			break;
+		case '[': {
+			bool match = false, inverted = *pat == '!';
+			const char *class = pat + inverted;
+			unsigned char a = (unsigned char)*class++;
+
+			do {
+				unsigned char b = a;
+
+				if (a == '\0')
+					goto literal;
+				if (class[0] == '-' && class[1] != ']') {
+					b = (unsigned char)class[1];
+					if (b == '\0')
+						goto literal;
+					class += 2;
+				}
+				match |= a <= c && c <= b;
+			} while ((a = (unsigned char)*class++) != ']');
+			if (match == inverted)
+				goto backtrack;
+			pat = class;
+			break;
+		}
+		case '\\':
+			d = (unsigned char)*pat++;
+			/* fall through */
+		default:
+literal:
+			if (c == d) {
+				if (d == '\0')
+					return true;
+				break;
+			}
+backtrack:
+			if (c == '\0' || !back_pat)
+				return false;
+			pat = back_pat;
+			str = ++back_str;
+			break;
+		}
+	}
+}
+
+/* ftrace_match(), kernel/trace/ftrace.c: @str of @slen bytes. */
+static bool ftrace_match(const char *str, size_t slen, int type,
+			 const char *search, size_t len)
+{
+	switch (type) {
+	case PF_TFS_M_FULL:
+		return slen == len && !memcmp(str, search, len);
+	case PF_TFS_M_FRONT:
+		return slen >= len && !memcmp(str, search, len);
+	case PF_TFS_M_MIDDLE:
+		return memmem(str, slen, search, len) != NULL;
+	case PF_TFS_M_END:
+		return slen >= len && !memcmp(str + slen - len, search, len);
+	case PF_TFS_M_GLOB:
+		return glob_match(search, str, slen);
+	}
+	return false;	/* PF_TFS_M_INDEX matches no name */
+}
+
+void pf_tfs_glob_free(struct pf_tfs_glob *g)
+{
+	free(g->buf);
+	memset(g, 0, sizeof(*g));
+}
+
+int pf_tfs_glob_parse(struct pf_tfs_glob *g, const char *text)
+{
+	char *colon, *mod;
+	bool not;
+
+	memset(g, 0, sizeof(*g));
+	/*
+	 * "[!...]" is left to ftrace: glob_match() lets it match the name's
+	 * NUL and reads on past it, into what kallsyms_lookup() left in
+	 * the buffer before.
+	 */
+	if (strlen(text) >= PF_TFS_TOKEN_MAX || strpbrk(text, " \t\n\v\f\r") ||
+	    strstr(text, "[!"))
+		return -EINVAL;
+	g->buf = strdup(text);
+	if (!g->buf)
+		return -ENOMEM;
+	/* ftrace_process_regex(): "func" or "func:command:param". */
+	colon = strchr(g->buf, ':');
+	if (colon) {
+		*colon = '\0';
+		mod = strchr(colon + 1, ':');
+		if (!mod || (size_t)(mod - colon - 1) != 3 ||
+		    memcmp(colon + 1, "mod", 3)) {
+			pf_tfs_glob_free(g);
+			return -EINVAL;	/* a probe, or no command */
+		}
+		*mod++ = '\0';
+		g->has_mod = true;
+		g->mtype = parse_regex(mod, strlen(mod), &g->msearch, &not);
+		g->mexclude = not;
+		g->mlen = strlen(g->msearch);
+	}
+	g->type = parse_regex(g->buf, strlen(g->buf), &g->search, &not);
+	g->clear = not;
+	g->len = strlen(g->search);
+	if (g->type == PF_TFS_M_INDEX) {
+		pf_tfs_glob_free(g);
+		return -EINVAL;	/* add_rec_by_index(): a line number */
+	}
+	return 0;
+}
+
+/* ftrace_match_record(), kernel/trace/ftrace.c. */
+static bool glob_match_rec(const struct pf_tfs_glob *g, const char *name,
+			   size_t nlen, const char *mod, size_t mlen)
+{
+	if (g->has_mod) {
+		bool mod_matches = mod && ftrace_match(mod, mlen, g->mtype,
+						       g->msearch, g->mlen);
+
+		if (!g->mlen) {
+			/* blank module: any module, or with '!' none */
+			if (!g->mexclude == !mod)
+				return false;
+		} else if (!mod_matches == !g->mexclude) {
+			return false;
+		}
+		if (!g->len)
+			return true;
+	}
+	return ftrace_match(name, nlen, g->type, g->search, g->len);
+}
+
+/* "name [module]": the name's length, and the module (NULL if none). */
+static size_t split_line(const char *line, size_t len, const char **mod,
+			 size_t *mlen)
+{
+	const char *sp = memchr(line, ' ', len);
+
+	*mod = NULL;
+	*mlen = 0;
+	if (!sp)
+		return len;
+	if (len - (size_t)(sp - line) >= 3 && sp[1] == '[' &&
+	    line[len - 1] == ']') {
+		*mod = sp + 2;
+		*mlen = len - (size_t)(sp - line) - 3;
+	}
+	return (size_t)(sp - line);
+}
+
+bool pf_tfs_glob_match(const struct pf_tfs_glob *g, const char *line)
+{
+	size_t len = strlen(line), nlen, mlen;
+	const char *mod;
+
+	if (!len || !strncmp(line, PF_TFS_INVALID, strlen(PF_TFS_INVALID)))
+		return false;	/* lookup_ip() fails: ftrace skips it */
+	nlen = split_line(line, len, &mod, &mlen);
+	return glob_match_rec(g, line, nlen, mod, mlen);
+}
+
+/* ------------------------------------------------------------------ */
+/* available_filter_functions */
+
+struct pf_tfs_avail {
+	char *buf;
+	char **line;		/* line[i]: the function of number i + 1 */
+	size_t n;
+	size_t *sorted;		/* line numbers (0-based) by name, then number */
+	unsigned char *used;	/* for restoring: numbers already taken */
+};
+
+static void avail_drop(struct pf_tracefs *t)
+{
+	if (!t->avail)
+		return;
+	free(t->avail->buf);
+	free(t->avail->line);
+	free(t->avail->sorted);
+	free(t->avail->used);
+	free(t->avail);
+	t->avail = NULL;
+}
+
+/* Reads available_filter_functions again. -errno (-ENOENT: none). */
+static int avail_load(struct pf_tracefs *t)
+{
+	struct pf_tfs_avail *a;
+	char path[512], *p, *end;
+	size_t len, cap = 0;
+	long long t0 = tfs_us();
+	int err;
+
+	avail_drop(t);
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	err = tfs_path(t, "available_filter_functions", path, sizeof(path));
+	if (!err)
+		err = read_all(path, &a->buf, &len);
+	if (err) {
+		free(a);
+		return err;
+	}
+	for (p = a->buf, end = a->buf + len; p < end; ) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (a->n == cap) {
+			char **nv;
+
+			cap = cap ? cap * 2 : 65536;
+			nv = realloc(a->line, cap * sizeof(*nv));
+			if (!nv) {
+				t->avail = a;
+				avail_drop(t);
+				return -ENOMEM;
+			}
+			a->line = nv;
+		}
+		a->line[a->n++] = p;
+		if (!nl)
+			break;
+		*nl = '\0';
+		p = nl + 1;
+	}
+	t->avail = a;
+	tfs_time("read", "available_filter_functions", t0);
+	return 0;
+}
+
+static const struct pf_tfs_avail *sort_avail;
+
+static int cmp_avail(const void *x, const void *y)
+{
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int c = strcmp(sort_avail->line[i], sort_avail->line[j]);
+
+	return c ? c : (i > j) - (i < j);
+}
+
+/*
+ * The number (0-based) of the first line reading @line not taken yet from
+ * @from on, else before it, or -1. Taken lines stay taken until
+ * avail_untake(). Lists read in record order: with @from just after the
+ * previous line's number, of functions named alike the one that was
+ * there is found.
+ */
+static long avail_take(struct pf_tracefs *t, const char *line, size_t from)
+{
+	long first = -1;
+
+	struct pf_tfs_avail *a = t->avail;
+	size_t lo = 0, hi, i;
+
+	if (!a->sorted) {
+		a->sorted = malloc((a->n ? a->n : 1) * sizeof(*a->sorted));
+		a->used = calloc(a->n ? a->n : 1, 1);
+		if (!a->sorted || !a->used)
+			return -1;
+		for (i = 0; i < a->n; i++)
+			a->sorted[i] = i;
+		sort_avail = a;
+		qsort(a->sorted, a->n, sizeof(*a->sorted), cmp_avail);
+		sort_avail = NULL;
+	}
+	hi = a->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(a->line[a->sorted[mid]], line) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < a->n && !strcmp(a->line[a->sorted[i]], line); i++) {
+		if (a->used[a->sorted[i]])
+			continue;
+		if (first < 0)
+			first = (long)a->sorted[i];
+		if (a->sorted[i] >= from) {
+			first = (long)a->sorted[i];
+			break;
+		}
+	}
+	if (first >= 0)
+		a->used[first] = 1;
+	return first;
+}
+
+/* For another list: no number taken. */
+static void avail_untake(struct pf_tracefs *t)
+{
+	if (t->avail && t->avail->used)
+		memset(t->avail->used, 0, t->avail->n ? t->avail->n : 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -582,6 +998,137 @@ static size_t expected(const char *s, size_t len, char *out, size_t outlen)
 
 static int restore_one(struct pf_tracefs *t, size_t i);
 
+/* A growing buffer of function numbers, "N N N\n". */
+struct numbuf {
+	char *buf;
+	size_t len, cap;
+	size_t count;
+};
+
+static int numbuf_add(struct numbuf *b, size_t zero_based)
+{
+	if (b->cap - b->len < 24) {
+		size_t cap = b->cap ? b->cap * 2 : 4096;
+		char *nb = realloc(b->buf, cap);
+
+		if (!nb)
+			return -ENOMEM;
+		b->buf = nb;
+		b->cap = cap;
+	}
+	b->len += (size_t)snprintf(b->buf + b->len, b->cap - b->len, "%s%zu",
+				   b->len ? " " : "", zero_based + 1);
+	b->count++;
+	return 0;
+}
+
+static int numbuf_end(struct numbuf *b)
+{
+	if (!b->len)
+		return 0;
+	if (b->cap - b->len < 2) {
+		char *nb = realloc(b->buf, b->cap + 2);
+
+		if (!nb)
+			return -ENOMEM;
+		b->buf = nb;
+		b->cap += 2;
+	}
+	b->buf[b->len++] = '\n';
+	b->buf[b->len] = '\0';
+	return 0;
+}
+
+/*
+ * set_ftrace_filter, set_ftrace_notrace as they read in @s: each function
+ * by its number in available_filter_functions now (the first of its name
+ * not taken yet: the list reads in the order of the numbers, so functions
+ * named alike come back as they were), the rest by name (a function of a
+ * module gone since, and the filters kept for modules to come).
+ */
+static int restore_filter(struct pf_tracefs *t, struct pf_tfs_setting *s)
+{
+	const char *p = s->saved, *end = s->saved + s->saved_len;
+	struct numbuf nb = { 0 };
+	char **items = NULL;
+	size_t n = 0, cap = 0, from = 0;
+	int err = 0;
+
+	if (!list_empty(s) && !t->avail && avail_load(t))
+		avail_drop(t);
+	avail_untake(t);
+	while (p < end && !err) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (nl ? nl : end) - p;
+		const char *line = p, *sp;
+		char buf[PF_TFS_TOKEN_MAX + 64], *item;
+		long k = -1;
+
+		p = nl ? nl + 1 : end;
+		while (len && line[len - 1] == ' ')
+			len--;
+		if (!len || line[0] == '#')
+			continue;	/* "#### all functions enabled ####" */
+		if (memchr(line, ':', len)) {
+			if (!memmem(line, len, ":mod:", 5))
+				continue;	/* a probe: O_TRUNC left it */
+			item = strndup(line, len);	/* a module to come */
+		} else {
+			if (t->avail && len < sizeof(buf)) {
+				memcpy(buf, line, len);
+				buf[len] = '\0';
+				k = avail_take(t, buf, from);
+			}
+			if (k >= 0) {
+				from = (size_t)k + 1;
+				err = numbuf_add(&nb, (size_t)k);
+				continue;
+			}
+			sp = memchr(line, ' ', len);
+			if (sp && len - (size_t)(sp - line) > 3 && sp[1] == '[' &&
+			    line[len - 1] == ']') {
+				/* "func [mod]": "func:mod:mod" */
+				size_t flen = (size_t)(sp - line);
+				size_t mlen = len - flen - 3;
+
+				item = malloc(flen + mlen + 6);
+				if (item)
+					sprintf(item, "%.*s:mod:%.*s", (int)flen,
+						line, (int)mlen, sp + 2);
+			} else {
+				item = strndup(line, len);
+			}
+		}
+		if (!item) {
+			err = -ENOMEM;
+			break;
+		}
+		if (n == cap) {
+			char **ni;
+
+			cap = cap ? cap * 2 : 16;
+			ni = realloc(items, cap * sizeof(*ni));
+			if (!ni) {
+				free(item);
+				err = -ENOMEM;
+				break;
+			}
+			items = ni;
+		}
+		items[n++] = item;
+	}
+	if (!err)
+		err = numbuf_end(&nb);
+	if (!err)
+		err = tfs_write_entries(t, s->rel, nb.buf, nb.len, items, n,
+					NULL);
+	else
+		tfs_fail(t, err, "out of memory");
+	free_items(items, n);
+	free(nb.buf);
+	return err;
+}
+
 static int restore_value(struct pf_tracefs *t, struct pf_tfs_setting *s)
 {
 	char buf[256];
@@ -619,8 +1166,9 @@ static int restore_one(struct pf_tracefs *t, size_t i)
 				ret = err;
 		}
 		return ret;
-	case PF_TFS_PIDS:
 	case PF_TFS_FILTER:
+		return restore_filter(t, s);
+	case PF_TFS_PIDS:
 	case PF_TFS_GRAPH:
 		err = list_items(s, &items, &n);
 		if (err)
@@ -715,20 +1263,14 @@ static int setup_buffer(struct pf_tracefs *t, unsigned long want)
 	return tfs_write_value(t, "buffer_size_kb", val);
 }
 
-static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c)
+/* The entries as they are, each its own write: the kernel matches them. */
+static int filter_by_glob(struct pf_tracefs *t, const struct pf_tfs_config *c)
 {
 	size_t n = c->nroots + c->nglobs, i;
 	char **items;
 	bool *failed;
 	int err;
 
-	if (!c->nglobs) {
-		/* All functions: write only if it names some now. */
-		return clear_list(t, "set_ftrace_filter");
-	}
-	err = touch(t, "set_ftrace_filter", NULL);
-	if (err)
-		return err;
 	/*
 	 * The handlers too: function_graph starts a graph only at a
 	 * function it traces. Each entry is its own write, so that a
@@ -761,6 +1303,209 @@ static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c)
 out:
 	free(items);
 	free(failed);
+	return err;
+}
+
+/*
+ * Reads set_ftrace_filter back: the functions it names, one a line (not
+ * the header, not the ":mod:" caches nor the probes after them), into
+ * *@out (free() it) and their number into *@count.
+ */
+static int filter_functions(struct pf_tracefs *t, char **out, size_t *len,
+			    size_t *count)
+{
+	char *buf, *p, *q, *end;
+	size_t n = 0;
+	long long t0 = tfs_us();
+	int err = pf_tracefs_read(t, "set_ftrace_filter", &buf, len);
+
+	if (err)
+		return err;
+	tfs_time("read", "set_ftrace_filter", t0);
+	for (p = q = buf, end = buf + *len; p < end; ) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = (nl ? nl : end) - p;
+
+		if (l && p[0] != '#' && !memchr(p, ':', l)) {
+			memmove(q, p, l);
+			q += l;
+			*q++ = '\n';
+			n++;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	*q = '\0';
+	*len = (size_t)(q - buf);
+	*out = buf;
+	*count = n;
+	return 0;
+}
+
+/*
+ * The handlers and the globs matched here against available_filter_functions,
+ * the matching lines written as numbers, the result read back and checked.
+ * 0 done, 1 cannot (the caller writes the globs), or an error.
+ */
+static int filter_by_index(struct pf_tracefs *t, const struct pf_tfs_config *c)
+{
+	size_t n = c->nroots + c->nglobs, i, k, attempt;
+	struct pf_tfs_glob *g = calloc(n, sizeof(*g));
+	bool *hit = calloc(n, sizeof(*hit));
+	unsigned char *sel = NULL;
+	long long t0;
+	int err = 0, ret = 1;
+
+	if (!g || !hit) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		err = pf_tfs_glob_parse(&g[i], i < c->nroots ? c->roots[i] :
+					c->globs[i - c->nroots]);
+		if (err == -EINVAL) {
+			err = 0;
+			goto out;	/* not for this matcher: ret 1 */
+		}
+		if (err)
+			goto out;
+	}
+	/* Twice at most: a module may come or go in between. */
+	for (attempt = 0; attempt < 2 && ret == 1; attempt++) {
+		struct numbuf nb = { 0 };
+		char *want = NULL, *got = NULL;
+		size_t wlen = 0, wcap = 0, glen, gcount;
+
+		err = avail_load(t);
+		if (err) {
+			err = 0;
+			goto out;	/* no such file: ret 1 */
+		}
+		free(sel);
+		sel = calloc(t->avail->n ? t->avail->n : 1, 1);
+		if (!sel) {
+			err = -ENOMEM;
+			goto out;
+		}
+		memset(hit, 0, n * sizeof(*hit));
+		t0 = tfs_us();
+		for (k = 0; k < t->avail->n; k++) {
+			const char *line = t->avail->line[k], *mod;
+			size_t len = strlen(line), nlen, mlen;
+
+			if (!len || !strncmp(line, PF_TFS_INVALID,
+					     strlen(PF_TFS_INVALID)))
+				continue;
+			nlen = split_line(line, len, &mod, &mlen);
+			for (i = 0; i < n; i++) {
+				/* The usual "foo*", "foo": first byte first. */
+				if (!g[i].has_mod && g[i].len &&
+				    (g[i].type == PF_TFS_M_FRONT ||
+				     g[i].type == PF_TFS_M_FULL) &&
+				    g[i].search[0] != line[0])
+					continue;
+				if (glob_match_rec(&g[i], line, nlen, mod,
+						   mlen)) {
+					hit[i] = true;
+					sel[k] = !g[i].clear;
+				}
+			}
+		}
+		tfs_time("matched", "the globs", t0);
+		for (i = c->nroots; i < n; i++) {
+			if (hit[i])
+				continue;
+			if (g[i].has_mod)
+				goto out;	/* cached for the module: ret 1 */
+			if (!c->globs_optional) {
+				err = tfs_fail(t, PF_TFS_EGLOB,
+					       "--functions: the kernel refuses '%s': no function it can trace matches it",
+					       c->globs[i - c->nroots]);
+				goto out;
+			}
+		}
+		for (k = 0; k < t->avail->n && !err; k++) {
+			size_t l;
+
+			if (!sel[k])
+				continue;
+			err = numbuf_add(&nb, k);
+			l = strlen(t->avail->line[k]) + 1;
+			if (!err && wcap - wlen <= l) {
+				char *nw;
+
+				wcap = (wcap ? wcap * 2 : 65536) + l;
+				nw = realloc(want, wcap);
+				if (!nw)
+					err = -ENOMEM;
+				else
+					want = nw;
+			}
+			if (!err) {
+				memcpy(want + wlen, t->avail->line[k], l - 1);
+				want[wlen + l - 1] = '\n';
+				wlen += l;
+			}
+		}
+		if (!err)
+			err = numbuf_end(&nb);
+		if (!err && !nb.count) {
+			/* An empty filter is every function: leave it to ftrace. */
+			free(nb.buf);
+			free(want);
+			goto out;
+		}
+		if (!err)
+			err = tfs_write_entries(t, "set_ftrace_filter", nb.buf,
+						nb.len, NULL, 0, NULL);
+		free(nb.buf);
+		if (!err)
+			err = filter_functions(t, &got, &glen, &gcount);
+		if (!err && glen == wlen && (!wlen || !memcmp(got, want, wlen))) {
+			t->nfuncs = gcount;
+			t->by_index = true;
+			ret = 0;
+		}
+		free(got);
+		free(want);
+		if (err == -ENOMEM)
+			goto out;
+		if (err)
+			err = 0;	/* refused: try the globs */
+	}
+out:
+	avail_drop(t);
+	free(sel);
+	if (g)
+		for (i = 0; i < n; i++)
+			pf_tfs_glob_free(&g[i]);
+	free(g);
+	free(hit);
+	if (err && err != PF_TFS_EGLOB)
+		tfs_fail(t, err, "out of memory");
+	return err ? err : ret;
+}
+
+static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c)
+{
+	char *got;
+	size_t len;
+	int err;
+
+	t->nfuncs = 0;
+	t->by_index = false;
+	if (!c->nglobs) {
+		/* All functions: write only if it names some now. */
+		return clear_list(t, "set_ftrace_filter");
+	}
+	err = touch(t, "set_ftrace_filter", NULL);
+	if (err)
+		return err;
+	err = filter_by_index(t, c);
+	if (err <= 0)
+		return err;
+	err = filter_by_glob(t, c);
+	if (!err && !filter_functions(t, &got, &len, &t->nfuncs))
+		free(got);
 	return err;
 }
 
@@ -1033,6 +1778,8 @@ int pf_tracefs_restore(struct pf_tracefs *t, FILE *warn)
 				t->err);
 	}
 
+	avail_drop(t);
+
 	/* Check every saved setting, touched or not. */
 	for (i = 0; i < t->nset; i++) {
 		const struct pf_tfs_setting *s = &t->set[i];
@@ -1116,6 +1863,7 @@ void pf_tracefs_close(struct pf_tracefs *t)
 {
 	size_t i;
 
+	avail_drop(t);
 	for (i = 0; i < t->nset; i++) {
 		free(t->set[i].rel);
 		free(t->set[i].saved);

@@ -24,6 +24,16 @@
  *  - the lists are emptied by opening with O_TRUNC, and the kernel parses
  *    one function per write(2) and stops at the first it refuses: each
  *    entry is written on its own, so that one refusal spoils nothing else;
+ *  - set_ftrace_filter and set_ftrace_notrace take a number N for the N-th
+ *    line of available_filter_functions (1-based: one line per ftrace
+ *    record, "__ftrace_invalid_address___N" for a record no symbol
+ *    owns), at the cost of a walk over the record pages, where a name or
+ *    glob costs a kallsyms lookup of every record: globs are matched
+ *    here, as ftrace matches them (pf_tfs_glob_*), and the lines written
+ *    as numbers, read again just before (a module's load or unload
+ *    renumbers them), and the result read back and checked; restoring
+ *    writes the saved functions as numbers too, so that of functions
+ *    named alike exactly those that were set come back;
  *  - buffer_size_kb reads "X" when the CPUs' sizes differ (then the
  *    per_cpu/cpuN/buffer_size_kb files are what to restore), and
  *    "N (expanded: M)" before the ring buffer was first used: using it
@@ -44,6 +54,8 @@
 #endif
 
 #define PF_TFS_MAX_CPUS	8192
+
+struct pf_tfs_avail;
 
 enum pf_tfs_kind {
 	PF_TFS_VALUE,		/* one value: "1", "nop", "2051" */
@@ -85,6 +97,11 @@ struct pf_tracefs {
 	const struct pf_tfs_hooks *hooks;
 	char err[512];		/* why the last call failed */
 	char note[256];		/* after setup: the handlers ftrace refused */
+	size_t nfuncs;		/* after setup: functions set_ftrace_filter
+				 * names (0: all, or not known) */
+	bool by_index;		/* after setup: they were written as numbers */
+	struct pf_tfs_avail *avail;	/* available_filter_functions, while
+					 * in use */
 };
 
 /* What pf_tracefs_setup() sets. */
@@ -148,5 +165,49 @@ void pf_tracefs_close(struct pf_tracefs *t);
 
 /* Index of setting @rel, or -1. */
 int pf_tfs_find(const struct pf_tracefs *t, const char *rel);
+
+/*
+ * A set_ftrace_filter entry as ftrace parses it (filter_parse_regex() of
+ * kernel/trace/trace_events_filter.c, ftrace_match() and match_records()
+ * of kernel/trace/ftrace.c, glob_match() of lib/glob.c, Linux 6.1-6.12):
+ * "[!]FUNC" or "[!]FUNC:mod:[!]MODULE". FUNC and MODULE: "foo" (the whole
+ * name), "foo*", "*foo", "*foo*" (prefix, suffix, part; "*" alone: any),
+ * else with a '*' elsewhere, '?', '[' or '\' a glob_match() glob. '!'
+ * before FUNC removes what it matches; before MODULE, every module but
+ * it (an empty MODULE: any module; "!" alone: the core kernel).
+ */
+struct pf_tfs_glob {
+	char *buf;		/* the entry, cut up */
+	const char *search;	/* FUNC's string, as ftrace_match() takes it */
+	size_t len;
+	int type;		/* PF_TFS_M_* */
+	bool clear;		/* "!FUNC" */
+	bool has_mod;		/* ":mod:" */
+	const char *msearch;
+	size_t mlen;
+	int mtype;
+	bool mexclude;		/* ":mod:!MODULE" */
+};
+
+enum {
+	PF_TFS_M_FULL, PF_TFS_M_FRONT, PF_TFS_M_MIDDLE, PF_TFS_M_END,
+	PF_TFS_M_GLOB, PF_TFS_M_INDEX,
+};
+
+/*
+ * Parses @text into @g: 0, or -EINVAL if ftrace would not take it as a
+ * function glob this matcher decides (a number: a line of
+ * available_filter_functions; a probe command such as "f:traceoff"; an
+ * entry longer than the kernel's parser takes), -ENOMEM.
+ */
+int pf_tfs_glob_parse(struct pf_tfs_glob *g, const char *text);
+void pf_tfs_glob_free(struct pf_tfs_glob *g);
+
+/*
+ * Does @g name the function that available_filter_functions lists as
+ * @line ("name" or "name [module]", no newline)? A "!" entry is said to
+ * match what it removes. "__ftrace_invalid_address___N" matches nothing.
+ */
+bool pf_tfs_glob_match(const struct pf_tfs_glob *g, const char *line);
 
 #endif /* PKTFILT_TRACEFS_H */

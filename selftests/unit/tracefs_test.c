@@ -20,9 +20,17 @@
  * and can refuse writes: a glob no function matches, a root that is not
  * traceable, a failure injected on any file.
  *
+ * With available_filter_functions (fake_avail, in record order, with a
+ * name twice, a module's functions and a record no symbol owns), the
+ * function lists model the kernel better: a number N is record N, a name
+ * all the records of that name, and they read in record order; --shift
+ * (f->shift) makes numbers select the next record, as a module loaded
+ * between the read and the write would.
+ *
  * Also the pure helpers of tool/tracecmd.c: which handlers a filter reaches,
  * and the ring buffer size.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -47,7 +55,18 @@ struct fake {
 	int fail_err;
 	char log[16384];	/* "rel=value;" for each write */
 	int writes;
+	int shift;		/* numbers select record N + shift */
 };
+
+/* The records, in their order: line N is number N + 1. */
+static const char *const fake_avail[] = {
+	"ip_rcv", "udp_rcv", "__ftrace_invalid_address___84", "ip_output",
+	"tcp_v4_rcv", "nf_hook_slow", "skb_put", "dup_fn", "ip_finish_output",
+	"dup_fn", "veth_poll [veth]", "veth_xmit [veth]", "ip_local_deliver",
+	"udpv6_rcv",
+};
+
+#define NAVAIL	(sizeof(fake_avail) / sizeof(fake_avail[0]))
 
 static char *path_of(struct fake *f, const char *rel)
 {
@@ -142,6 +161,16 @@ static void fake_init(struct fake *f)
 	/* The probe reads in the filter too. */
 	put(f, "set_ftrace_filter",
 	    "ip_rcv\nudp_rcv\nveth_poll [veth]\nfoo*:mod:nfoo\nudp_rcv:traceoff:unlimited\n");
+	{
+		char buf[1024] = "";
+		size_t i;
+
+		for (i = 0; i < NAVAIL; i++) {
+			strcat(buf, fake_avail[i]);
+			strcat(buf, "\n");
+		}
+		put(f, "available_filter_functions", buf);
+	}
 }
 
 static void rm_tree(const char *path)
@@ -228,6 +257,94 @@ static void func_readback(char **tok, int n, char *store, bool graph)
 	}
 }
 
+/* Does record @i bear the name @name ("f", any module)? */
+static bool rec_named(size_t i, const char *name)
+{
+	size_t l = strlen(name);
+
+	return !strncmp(fake_avail[i], name, l) &&
+	       (!fake_avail[i][l] || fake_avail[i][l] == ' ');
+}
+
+/*
+ * set_ftrace_filter and set_ftrace_notrace when available_filter_functions
+ * exists: the records selected in record order, then what names no
+ * record ("ip_*": the fake does not glob), sorted, then the caches for
+ * modules to come, then (filter) the probes.
+ */
+static void fake_filter(struct fake *f, char **tok, int n, char *out,
+			size_t len, bool notrace)
+{
+	bool sel[NAVAIL] = { false };
+	char *other[256], *mods[64], one[256];
+	int no = 0, nm = 0, i;
+	size_t r;
+	bool any = false;
+
+	for (i = 0; i < n; i++) {
+		char *mod = strstr(tok[i], ":mod:"), *end;
+		unsigned long num = strtoul(tok[i], &end, 10);
+
+		if (tok[i][0] >= '0' && tok[i][0] <= '9' && !*end) {
+			num += (unsigned long)f->shift;
+			if (num >= 1 && num <= NAVAIL)
+				sel[num - 1] = true;
+			continue;
+		}
+		if (mod) {
+			bool found = false;
+
+			snprintf(one, sizeof(one), "%.*s [%s]",
+				 (int)(mod - tok[i]), tok[i], mod + 5);
+			for (r = 0; r < NAVAIL; r++)
+				if (!strcmp(fake_avail[r], one))
+					sel[r] = found = true;
+			if (!found)
+				mods[nm++] = tok[i];
+			continue;
+		}
+		{
+			bool found = false;
+
+			for (r = 0; r < NAVAIL; r++)
+				if (rec_named(r, tok[i]))
+					sel[r] = found = true;
+			if (!found)
+				other[no++] = tok[i];
+		}
+	}
+	out[0] = '\0';
+	for (r = 0; r < NAVAIL; r++) {
+		if (!sel[r])
+			continue;
+		strncat(out, fake_avail[r], len - strlen(out) - 2);
+		strcat(out, "\n");
+		any = true;
+	}
+	qsort(other, no, sizeof(*other), cmp_str);
+	for (i = 0; i < no; i++) {
+		strncat(out, other[i], len - strlen(out) - 2);
+		strcat(out, "\n");
+		any = true;
+	}
+	for (i = 0; i < nm; i++) {
+		strncat(out, mods[i], len - strlen(out) - 2);
+		strcat(out, "\n");
+		any = true;
+	}
+	if (!any)
+		snprintf(out, len, "%s", notrace ?
+			 "#### no functions disabled ####\n" :
+			 "#### all functions enabled ####\n");
+	if (!notrace)
+		strncat(out, f->probes, len - strlen(out) - 1);
+}
+
+static bool has_avail(struct fake *f)
+{
+	return !access(path_of(f, "available_filter_functions"), F_OK);
+}
+
 static void fake_closed(void *ctx, const char *rel)
 {
 	struct fake *f = ctx;
@@ -244,6 +361,10 @@ static void fake_closed(void *ctx, const char *rel)
 		   !strcmp(rel, "set_event_notrace_pid")) {
 		qsort(tok, n, sizeof(*tok), cmp_num);
 		join(out, sizeof(out), tok, n, "", "");
+	} else if ((!strcmp(rel, "set_ftrace_filter") ||
+		    !strcmp(rel, "set_ftrace_notrace")) && has_avail(f)) {
+		fake_filter(f, tok, n, out, sizeof(out),
+			    !strcmp(rel, "set_ftrace_notrace"));
 	} else if (!strcmp(rel, "set_ftrace_filter")) {
 		char *mods[64];
 		int nf = 0, nm = 0;
@@ -438,9 +559,12 @@ TEST_F(tfs, round_trip)
 	end = self->f.log + strlen(self->f.log) -
 	      strlen("current_tracer=function;tracing_on=1;");
 	EXPECT_STREQ("current_tracer=function;tracing_on=1;", end);
-	/* Each entry its own write; a module's function as f:mod:m; no probe. */
+	/*
+	 * The functions by number, in one write; the cache for a module to
+	 * come by name; no probe.
+	 */
 	EXPECT_NE(NULL, strstr(self->f.log,
-			       "set_ftrace_filter=ip_rcv;set_ftrace_filter=udp_rcv;set_ftrace_filter=veth_poll:mod:veth;set_ftrace_filter=foo*:mod:nfoo;"));
+			       "set_ftrace_filter=1 2 11;set_ftrace_filter=foo*:mod:nfoo;"));
 	EXPECT_EQ(NULL, strstr(self->f.log, "traceoff"));
 	/* Mixed CPU sizes come back per CPU, not through "X". */
 	EXPECT_NE(NULL, strstr(self->f.log, "per_cpu/cpu0/buffer_size_kb=2051;"));
@@ -456,7 +580,7 @@ TEST_F(tfs, round_trip)
 	EXPECT_EQ(0, self->f.writes);
 }
 
-/* --functions: the handlers and the globs, each on its own. */
+/* --functions: the handlers and the globs, matched here, by number. */
 TEST_F(tfs, functions)
 {
 	const char *const globs[] = { "ip_*", "nf_hook_slow", "veth_*:mod:veth" };
@@ -465,10 +589,134 @@ TEST_F(tfs, functions)
 	self->c.globs = globs;
 	self->c.nglobs = 3;
 	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
-	EXPECT_NE(NULL, strstr(self->f.log,
-			       "set_ftrace_filter=udp_rcv;set_ftrace_filter=tcp_v4_rcv;set_ftrace_filter=ip_*;set_ftrace_filter=nf_hook_slow;set_ftrace_filter=veth_*:mod:veth;"));
+	EXPECT_NE(NULL, strstr(self->f.log, "set_ftrace_filter=1 2 4 5 6 9 11 12 13;"));
+	EXPECT_EQ(NULL, strstr(self->f.log, "set_ftrace_filter=ip_*"));
+	EXPECT_STREQ("ip_rcv\nudp_rcv\nip_output\ntcp_v4_rcv\nnf_hook_slow\nip_finish_output\nveth_poll [veth]\nveth_xmit [veth]\nip_local_deliver\nudp_rcv:traceoff:unlimited\n",
+		     get(&self->f, "set_ftrace_filter"));
+	EXPECT_EQ(1, self->t.by_index);
+	EXPECT_EQ(9, self->t.nfuncs);
 	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
 	expect_user_state(_metadata, &self->f);
+}
+
+/* Without available_filter_functions: each entry its own write. */
+TEST_F(tfs, functions_by_name)
+{
+	const char *const globs[] = { "ip_*", "nf_hook_slow", "veth_*:mod:veth" };
+
+	unlink(path_of(&self->f, "available_filter_functions"));
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	self->c.globs = globs;
+	self->c.nglobs = 3;
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_NE(NULL, strstr(self->f.log,
+			       "set_ftrace_filter=udp_rcv;set_ftrace_filter=tcp_v4_rcv;set_ftrace_filter=ip_*;set_ftrace_filter=nf_hook_slow;set_ftrace_filter=veth_*:mod:veth;"));
+	EXPECT_EQ(0, self->t.by_index);
+	self->f.log[0] = '\0';
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	EXPECT_NE(NULL, strstr(self->f.log,
+			       "set_ftrace_filter=ip_rcv;set_ftrace_filter=udp_rcv;set_ftrace_filter=veth_poll:mod:veth;set_ftrace_filter=foo*:mod:nfoo;"));
+	expect_user_state(_metadata, &self->f);
+}
+
+/*
+ * The numbers moved between the read and the write (a module came): what
+ * ftrace then lists is not what was meant, read again, still not: the
+ * globs are written as they are.
+ */
+TEST_F(tfs, numbers_moved)
+{
+	const char *const globs[] = { "ip_*", "!ip_output" };
+
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	self->f.shift = 1;
+	self->c.globs = globs;
+	self->c.nglobs = 2;
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_NE(NULL, strstr(self->f.log,
+			       "set_ftrace_filter=udp_rcv;set_ftrace_filter=tcp_v4_rcv;set_ftrace_filter=ip_*;set_ftrace_filter=!ip_output;"));
+	EXPECT_EQ(0, self->t.by_index);
+	self->f.shift = 0;
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	expect_user_state(_metadata, &self->f);
+}
+
+/* Negation, a record no symbol owns, a module's functions, duplicates. */
+TEST_F(tfs, functions_forms)
+{
+	const char *const globs[] = { "ip_*", "!ip_output", "*_xmit:mod:veth",
+				      "dup_fn", "__*" };
+
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	self->c.globs = globs;
+	self->c.nglobs = 5;
+	self->c.globs_optional = true;	/* "__*" matches nothing */
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_NE(NULL, strstr(self->f.log, "set_ftrace_filter=1 2 5 8 9 10 12 13;"));
+	EXPECT_EQ(8, self->t.nfuncs);
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	expect_user_state(_metadata, &self->f);
+
+	self->c.globs_optional = false;
+	EXPECT_EQ(PF_TFS_EGLOB, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_NE(NULL, strstr(self->t.err, "'__*'"));
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	expect_user_state(_metadata, &self->f);
+}
+
+/*
+ * What the matcher cannot decide goes to ftrace as it is: a number, a
+ * probe command, a :mod: glob no loaded module has (ftrace keeps it for
+ * the module).
+ */
+TEST_F(tfs, functions_for_ftrace)
+{
+	const char *const cases[][2] = {
+		{ "ip_rcv", "7" },
+		{ "ip_rcv", "nf_hook_slow:traceoff" },
+		{ "ip_rcv", "foo_*:mod:nfoo" },
+	};
+	char want[256];
+	size_t i;
+
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		self->c.globs = cases[i];
+		self->c.nglobs = 2;
+		self->f.log[0] = '\0';
+		ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+		snprintf(want, sizeof(want), "set_ftrace_filter=ip_rcv;set_ftrace_filter=%s;",
+			 cases[i][1]);
+		EXPECT_NE(NULL, strstr(self->f.log, want)) {
+			TH_LOG("%s: %s", cases[i][1], self->f.log);
+		}
+		EXPECT_EQ(0, self->t.by_index);
+		EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+		expect_user_state(_metadata, &self->f);
+	}
+}
+
+/*
+ * Functions named alike: restored by number, exactly those that were set
+ * (by name, ftrace would set every one of that name); which of them, the
+ * order tells.
+ */
+TEST_F(tfs, restore_duplicates)
+{
+	put(&self->f, "set_ftrace_filter",
+	    "udp_rcv\ndup_fn\nveth_xmit [veth]\nudp_rcv:traceoff:unlimited\n");
+	/* The second dup_fn (10), after ip_finish_output (9). */
+	put(&self->f, "set_ftrace_notrace", "ip_finish_output\ndup_fn\n");
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	self->t.set[pf_tfs_find(&self->t, "set_ftrace_filter")].touched = true;
+	self->f.log[0] = '\0';
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	EXPECT_NE(NULL, strstr(self->f.log, "set_ftrace_filter=2 8 12;"));
+	EXPECT_NE(NULL, strstr(self->f.log, "set_ftrace_notrace=9 10;"));
+	EXPECT_STREQ("udp_rcv\ndup_fn\nveth_xmit [veth]\nudp_rcv:traceoff:unlimited\n",
+		     get(&self->f, "set_ftrace_filter"));
+	EXPECT_STREQ("ip_finish_output\ndup_fn\n", get(&self->f, "set_ftrace_notrace"));
 }
 
 /* A glob the kernel refuses is named, and everything goes back. */
@@ -495,8 +743,7 @@ TEST_F(tfs, optional_globs)
 	self->c.nglobs = 3;
 	self->c.globs_optional = true;
 	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
-	EXPECT_NE(NULL, strstr(self->f.log,
-			       "set_ftrace_filter=ip_*;set_ftrace_filter=nosuch_fn*;set_ftrace_filter=nf_*;"));
+	EXPECT_NE(NULL, strstr(self->f.log, "set_ftrace_filter=1 2 4 5 6 9 13;"));
 	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
 	expect_user_state(_metadata, &self->f);
 }
@@ -600,6 +847,309 @@ TEST_F(tfs, no_module)
 	rm_tree(path_of(&self->f, "events"));
 	EXPECT_EQ(-ENOENT, pf_tracefs_save(&self->t));
 	EXPECT_NE(NULL, strstr(self->t.err, "module loaded"));
+}
+
+/* ---- the glob matcher against the kernel's own code ---- */
+
+/*
+ * The reference: Linux 6.1's code as it is, on NUL-terminated strings
+ * (filter_parse_regex() of kernel/trace/trace_events_filter.c; ftrace_match(),
+ * ftrace_match_record(), match_records() and ftrace_process_regex() of
+ * kernel/trace/ftrace.c; glob_match() of lib/glob.c), with kallsyms_lookup()
+ * made "name [mod]" split and lookup_ip()'s failure an invalid address.
+ */
+enum { K_FULL, K_FRONT, K_MIDDLE, K_END, K_GLOB, K_INDEX };
+
+static int k_parse_regex(char *buff, int len, char **search, int *not)
+{
+	int type = K_FULL;
+	int i;
+
+	if (buff[0] == '!') {
+		*not = 1;
+		buff++;
+		len--;
+	} else
+		*not = 0;
+	*search = buff;
+	if (isdigit((unsigned char)buff[0]))
+		return K_INDEX;
+	for (i = 0; i < len; i++) {
+		if (buff[i] == '*') {
+			if (!i) {
+				type = K_END;
+			} else if (i == len - 1) {
+				if (type == K_END)
+					type = K_MIDDLE;
+				else
+					type = K_FRONT;
+				buff[i] = 0;
+				break;
+			} else {
+				return K_GLOB;
+			}
+		} else if (strchr("[?\\", buff[i])) {
+			return K_GLOB;
+		}
+	}
+	if (buff[0] == '*')
+		*search = buff + 1;
+	return type;
+}
+
+static bool k_glob_match(char const *pat, char const *str)
+{
+	char const *back_pat = NULL, *back_str = NULL;
+
+	for (;;) {
+		unsigned char c = *str++;
+		unsigned char d = *pat++;
+
+		switch (d) {
+		case '?':
+			if (c == '\0')
+				return false;
+			break;
+		case '*':
+			if (*pat == '\0')
+				return true;
+			back_pat = pat;
+			back_str = --str;
+			break;
+		case '[': {
+			bool match = false, inverted = (*pat == '!');
+			char const *class = pat + inverted;
+			unsigned char a = *class++;
+
+			do {
+				unsigned char b = a;
+
+				if (a == '\0')
+					goto literal;
+				if (class[0] == '-' && class[1] != ']') {
+					b = class[1];
+					if (b == '\0')
+						goto literal;
+					class += 2;
+				}
+				match |= (a <= c && c <= b);
+			} while ((a = *class++) != ']');
+			if (match == inverted)
+				goto backtrack;
+			pat = class;
+			}
+			break;
+		case '\\':
+			d = *pat++;
+			/* fall through */
+		default:
+literal:
+			if (c == d) {
+				if (d == '\0')
+					return true;
+				break;
+			}
+backtrack:
+			if (c == '\0' || !back_pat)
+				return false;
+			pat = back_pat;
+			str = ++back_str;
+			break;
+		}
+	}
+}
+
+struct k_glob {
+	char *search;
+	int len;
+	int type;
+};
+
+static int k_match(char *str, struct k_glob *g)
+{
+	int slen;
+
+	switch (g->type) {
+	case K_FULL:
+		return strcmp(str, g->search) == 0;
+	case K_FRONT:
+		return strncmp(str, g->search, g->len) == 0;
+	case K_MIDDLE:
+		return strstr(str, g->search) != NULL;
+	case K_END:
+		slen = strlen(str);
+		return slen >= g->len &&
+		       memcmp(str + slen - g->len, g->search, g->len) == 0;
+	case K_GLOB:
+		return k_glob_match(g->search, str);
+	}
+	return 0;
+}
+
+static int k_match_record(const char *line, struct k_glob *func_g,
+			  struct k_glob *mod_g, int exclude_mod)
+{
+	char str[256], modbuf[256], *modname = NULL, *sp;
+
+	if (!strncmp(line, "__ftrace_invalid_address__", 26))
+		return 0;	/* lookup_ip() fails */
+	snprintf(str, sizeof(str), "%s", line);
+	sp = strchr(str, ' ');
+	if (sp) {
+		*sp = '\0';
+		snprintf(modbuf, sizeof(modbuf), "%s", sp + 2);
+		modbuf[strlen(modbuf) - 1] = '\0';
+		modname = modbuf;
+	}
+	if (mod_g) {
+		int mod_matches = (modname) ? k_match(modname, mod_g) : 0;
+
+		if (!mod_g->len) {
+			if (!exclude_mod != !modname)
+				goto func_match;
+			return 0;
+		}
+		if (!mod_matches == !exclude_mod)
+			return 0;
+func_match:
+		if (!func_g->len)
+			return 1;
+	}
+	return k_match(str, func_g);
+}
+
+/*
+ * What writing @text alone to set_ftrace_filter does to @line: 1 adds
+ * it, -1 removes it, 0 neither; *@refused when ftrace refuses @text, *@other
+ * when it is not a function glob (a number, a probe).
+ */
+static int k_entry(const char *text, const char *line, bool *other)
+{
+	char buf[256], *func, *next = buf, *command, *mod = NULL;
+	struct k_glob func_g = { .type = K_FULL }, mod_g = { .type = K_FULL };
+	int clear_filter = 0, exclude_mod = 0;
+
+	/*
+	 * glob_match() lets "[!...]" match the name's NUL and reads on past
+	 * it, into what the buffer held before: not decidable.
+	 */
+	*other = strstr(text, "[!") != NULL;
+	if (*other)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", text);
+	func = strsep(&next, ":");
+	if (next) {
+		command = strsep(&next, ":");
+		if (strcmp(command, "mod") || !next) {
+			*other = true;
+			return 0;
+		}
+		mod = next;
+	}
+	func_g.type = k_parse_regex(func, strlen(func), &func_g.search,
+				    &clear_filter);
+	func_g.len = strlen(func_g.search);
+	if (mod) {
+		mod_g.type = k_parse_regex(mod, strlen(mod), &mod_g.search,
+					   &exclude_mod);
+		mod_g.len = strlen(mod_g.search);
+	}
+	if (func_g.type == K_INDEX) {
+		*other = true;
+		return 0;
+	}
+	if (!k_match_record(line, &func_g, mod ? &mod_g : NULL, exclude_mod))
+		return 0;
+	return clear_filter ? -1 : 1;
+}
+
+static unsigned int rnd_state = 12345;
+
+static unsigned int rnd(unsigned int n)
+{
+	rnd_state = rnd_state * 1103515245 + 12345;
+	return (rnd_state >> 16) % n;
+}
+
+/* Globs and names of the same few letters, so that many match. */
+static void rnd_str(char *out, const char *alphabet, unsigned int maxlen)
+{
+	unsigned int len = rnd(maxlen + 1), i, n = strlen(alphabet);
+
+	for (i = 0; i < len; i++)
+		out[i] = alphabet[rnd(n)];
+	out[len] = '\0';
+}
+
+static void expect_same(struct __test_metadata *_metadata, const char *glob,
+			const char *line)
+{
+	struct pf_tfs_glob g;
+	bool other;
+	int want = k_entry(glob, line, &other);
+	int err = pf_tfs_glob_parse(&g, glob);
+
+	if (other) {
+		EXPECT_EQ(-EINVAL, err) {
+			TH_LOG("'%s': ftrace does not take it as a glob", glob);
+		}
+		return;
+	}
+	ASSERT_EQ(0, err) {
+		TH_LOG("'%s' refused", glob);
+	}
+	EXPECT_EQ(want != 0, pf_tfs_glob_match(&g, line)) {
+		TH_LOG("'%s' against '%s': ftrace says %d", glob, line, want);
+	}
+	EXPECT_EQ(want < 0 || (!want && g.clear), g.clear) {
+		TH_LOG("'%s': removes?", glob);
+	}
+	pf_tfs_glob_free(&g);
+}
+
+/* Every form of entry against every kind of line, as ftrace decides. */
+TEST(glob_matches_ftrace)
+{
+	static const char *const lines[] = {
+		"ip_rcv", "ip_rcv_finish", "__ip_rcv", "udp_rcv", "udpv6_rcv",
+		"tcp_v4_rcv", "tcp_v6_rcv", "tcp_v4_do_rcv", "a", "ab*c",
+		"a[b]c", "a?c", "a\\b", "veth_poll [veth]", "veth_xmit [veth]",
+		"udp_tunnel_xmit_skb [udp_tunnel]", "nf_conntrack_in [nf_conntrack]",
+		"vlan_dev_hard_start_xmit [8021q]", "__ftrace_invalid_address___84",
+		"_raw_spin_lock", "_raw_spin_lock_bh", "kfree", "kfree_skb_reason",
+	};
+	static const char *const globs[] = {
+		"ip_rcv", "ip_*", "*_rcv", "*rcv*", "*", "**", "***", "ip_*_finish",
+		"ip_rcv*", "*ip*rcv", "?dp_rcv", "udp?6_rcv", "tcp_v[46]_rcv",
+		"tcp_v[!4]_*", "tcp_v[4-6]_*", "[]x]*", "[!]*", "a\\?c", "a\\\\b",
+		"a[b]c", "a\\[b]c", "ab\\*c", "ab*c", "[", "[a", "a[", "\\", "!ip_*",
+		"!*", "!", "!!ip_rcv", ":mod:veth", "*:mod:veth", "*:mod:v*",
+		"*:mod:!veth", ":mod:", ":mod:!", "*_xmit*:mod:*", "!*:mod:veth",
+		"veth_*:mod:veth", "*:mod:8021q", "*:mod:[8]021q", "ip_rcv:mod:",
+		"*:mod:*conn*", "*:mod:udp_tunnel", "*:mod:udp_tun*", "_raw_spin_lock*",
+		"kfree", "kfree*", "*free", "kfree_skb*", "7", "!7", "ip_rcv:traceoff",
+		"ip_rcv:traceoff:5", "ip_rcv:mod", "__ftrace_invalid*", "__*",
+		"*[", "*a[", "*?", "?*", "*\\*", "a*b*c",
+	};
+	char g[16], l[16];
+	size_t i, j;
+	int k;
+
+	for (i = 0; i < sizeof(globs) / sizeof(globs[0]); i++)
+		for (j = 0; j < sizeof(lines) / sizeof(lines[0]); j++)
+			expect_same(_metadata, globs[i], lines[j]);
+	/* Random ones, of letters that make every form. */
+	for (k = 0; k < 200000; k++) {
+		rnd_str(g, "ab*?[]!-\\", 6);
+		rnd_str(l, "ab-]![", 5);
+		if (!l[0])
+			strcpy(l, "a");	/* no symbol is "" */
+		if (rnd(4) == 0)
+			strcat(l, rnd(2) ? " [ab]" : " [b]");
+		if (rnd(8) == 0)
+			strcat(g, rnd(2) ? ":mod:a*" : ":mod:!b");
+		expect_same(_metadata, g, l);
+	}
 }
 
 /* ---- tool/tracecmd.c's helpers ---- */

@@ -404,6 +404,155 @@ tr_snap_case() {
 	fi
 }
 
+# The default scope of tool/tracecmd.c (pf_trace_default_scope), for
+# writing it to set_ftrace_filter as globs.
+TR_SCOPE='tcp_* __tcp_* udp* __udp* icmp* ping_* ip_* __ip_* ipv4_* ip6_* __ip6_* ipv6_* fib_* fib6_* rt6_* dst_* neigh_* inet_* __inet_* inet6_* __inet6_* sock_* __sock_* sk_* __sk_* lock_sock* release_sock __release_sock __wake_up* nf_* __nf_* nft_* xfrm* __xfrm* security_* selinux_* apparmor_* skb_* __skb_* kfree_skb* consume_skb __alloc_skb kmem_cache_alloc* kmem_cache_free kmalloc* __kmalloc* kfree _raw_spin_lock* _raw_spin_unlock*'
+
+# tr_wait_ready FILE PID: until FILE has pktfilt trace's ready line (60 s
+# at most, or PID gone).
+tr_wait_ready() {
+	_i=0
+	while ! grep -q '^pktfilt: tracing ' "$1" 2>/dev/null; do
+		_i=$((_i + 1))
+		if [ $_i -gt 1200 ] || ! kill -0 "$2" 2>/dev/null; then
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# tr_by_globs FILE GLOB...: set_ftrace_filter as ftrace makes it of the
+# GLOBs, each written on its own (those it refuses left out), with the
+# tracer nop; into FILE. The user's state is set again afterwards.
+tr_by_globs() {
+	_f=$1
+	shift
+	echo 0 > $T/tracing_on
+	echo nop > $T/current_tracer
+	: > $T/set_ftrace_filter
+	for _g in "$@"; do
+		echo "$_g" >> $T/set_ftrace_filter 2>/dev/null
+	done
+	cat $T/set_ftrace_filter > "$_f"
+	tr_user_unset
+	tr_user_state
+}
+
+# tr_index_case: the functions pktfilt trace writes as numbers are those
+# ftrace's own matching of the globs gives, line for line (the default
+# scope, and --functions of every form: prefix, suffix, middle, glob with
+# ? and [...], negation, :mod:), and it says when ready.
+tr_index_case() {
+	for v in default funcs; do
+		if [ $v = default ]; then
+			name="trace, default scope by number"
+			set -- --proto udp --daddr 10.9.0.2 --dport 9000
+			globs="udp_rcv $TR_SCOPE"
+		else
+			name="trace, --functions of every form by number"
+			fl='*_rcv,ip_*_finish*,tcp_v[46]_*,!tcp_v4_do_rcv,?dp_*,__sk*:mod:!,veth_*:mod:veth,*_xmit*:mod:*,*rcv_state*'
+			set -- --proto udp --daddr 10.9.0.2 --dport 9000 --functions "$fl"
+			globs="udp_rcv $(echo "$fl" | tr ',' ' ')"
+		fi
+		tr_snap $TR/before
+		PKTFILT_TRACE_TIMES=1 pktfilt trace "$@" --timeout 120 > $TR/out 2> $TR/err &
+		pid=$!
+		if tr_wait_ready $TR/err $pid; then
+			ok "$name: ready line"
+		else
+			fail "$name: ready line" "$(head -c 600 $TR/err)"
+		fi
+		grep -v -e '^#' -e ':' $T/set_ftrace_filter > $TR/by_index
+		kill -INT $pid
+		wait $pid
+		tr_snap $TR/after
+		tr_same "$name" $TR/before $TR/after
+		tr_expect "$name: written as numbers" $TR/err 'functions by number'
+		# shellcheck disable=SC2086
+		set -f; tr_by_globs $TR/by_globs.all $globs; set +f
+		grep -v -e '^#' -e ':' $TR/by_globs.all > $TR/by_globs
+		n=$(wc -l < $TR/by_index)
+		if [ "$n" -gt 10 ] && cmp -s $TR/by_index $TR/by_globs; then
+			ok "$name: $n functions, as ftrace matches the globs"
+		else
+			fail "$name: as ftrace matches the globs" "$n lines; $(diff $TR/by_globs $TR/by_index | head -20)"
+		fi
+		tr_expect "$name: the ready line counts them" $TR/err "^pktfilt: tracing .*, $(echo "$n" | awk '{ n = $1; s = ""; while (length(n) > 3) { s = "," substr(n, length(n) - 2) s; n = substr(n, 1, length(n) - 3) }; print n s }') functions\); "
+		grep '^pktfilt: ' $TR/err | head -12
+	done
+}
+
+# tr_ready_case [ROUNDS]: without COMMAND, wait for the ready line, send
+# exactly one packet: it is traced, every time. -q: no line.
+tr_ready_case() {
+	rounds=${1:-3}
+	r=1
+	while [ $r -le "$rounds" ]; do
+		name="trace, ready line then one packet (round $r)"
+		tr_snap $TR/before
+		pktfilt trace --proto udp --daddr 10.9.0.2 --dport 9000 \
+			--format json --timeout 120 > $TR/out 2> $TR/err &
+		pid=$!
+		if tr_wait_ready $TR/err $pid; then
+			ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 -q
+		else
+			fail "$name: ready line" "$(head -c 600 $TR/err)"
+		fi
+		wait $pid
+		rc=$?
+		tr_snap $TR/after
+		expect_eq "$name: exit status" "$rc" 0
+		expect_eq "$name: one graph" "$(grep -c '"complete":true' $TR/out)" 1
+		expect_eq "$name: one ready line" "$(grep -c '^pktfilt: tracing ' $TR/err)" 1
+		tr_expect "$name: says what, the scope, the count, how to stop" $TR/err \
+			'^pktfilt: tracing --proto udp --daddr 10\.9\.0\.2 --dport 9000 \(default scope, [0-9,]+ functions\); waiting for 1 packet for 120 s at most, Ctrl-C to stop$'
+		tr_same "$name" $TR/before $TR/after
+		r=$((r + 1))
+	done
+	name="trace -q"
+	pktfilt trace --proto udp --daddr 10.9.0.2 --dport 9000 -q \
+		--functions $TR_FEW --timeout 120 > $TR/out 2> $TR/err &
+	pid=$!
+	tr_when_armed
+	sleep 1
+	ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 -q
+	wait $pid
+	expect_eq "$name: exit status" "$?" 0
+	expect_eq "$name: no ready line" "$(grep -c '^pktfilt: tracing ' $TR/err)" 0
+	name="trace -- COMMAND"
+	tr_run "$name" 0 --proto udp --daddr 10.9.0.2 --dport 9000 \
+		--functions $TR_FEW --timeout 60 -- \
+		ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 -q
+	expect_eq "$name: no ready line" "$(grep -c '^pktfilt: tracing ' $TR/err)" 0
+}
+
+# tr_arm_times [ROUNDS]: from pktfilt trace's start to COMMAND (armed), and
+# from COMMAND's end to pktfilt's exit (restored), in ms, as bench.sh's
+# arm_latency; for pktfilt-old too if the VM has it
+# (PKTFILT_VM_EXTRA_BINS=/path/to/pktfilt-old).
+tr_arm_times() {
+	rounds=${1:-3}
+	tools=pktfilt
+	command -v pktfilt-old > /dev/null && tools="pktfilt-old pktfilt"
+	r=1
+	while [ $r -le "$rounds" ]; do
+		for tool in $tools; do
+			for scope in default all; do
+				opt=
+				[ $scope = all ] && opt=--all-functions
+				t0=$(pfbench now)
+				# shellcheck disable=SC2086
+				t1=$($tool trace --proto udp --dport 9000 --count 0 $opt -o /dev/null -- pfbench now 2> $TR/times.err)
+				t2=$(pfbench now)
+				echo "tr-arm: round=$r tool=$tool scope=$scope arm_ms=$(((t1 - t0) / 1000000)) restore_ms=$(((t2 - t1) / 1000000))"
+			done
+		done
+		r=$((r + 1))
+	done
+	PKTFILT_TRACE_TIMES=1 pktfilt trace --proto udp --dport 9000 --count 0 -o /dev/null -- true 2> $TR/times.err
+	sed 's/^/tr-arm-steps: /' $TR/times.err
+}
+
 trace_cases() {
 	mkdir -p $TR
 	grep -q '^pktfilt ' /proc/modules || insmod $PKTFILT_KO
@@ -419,6 +568,8 @@ trace_cases() {
 	tr_signal_case HUP 0 0
 	tr_error_case
 	tr_concurrent_case
+	tr_index_case
+	tr_ready_case 3
 	tr_nomodule_case
 	tr_mount_case
 	tr_user_unset

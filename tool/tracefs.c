@@ -1341,6 +1341,25 @@ static int filter_functions(struct pf_tracefs *t, char **out, size_t *len,
 	return 0;
 }
 
+/* A whole name's entry against a line's name of @nlen bytes. */
+static int cmp_name(const struct pf_tfs_glob *g, const char *name, size_t nlen)
+{
+	size_t l = g->len < nlen ? g->len : nlen;
+	int c = memcmp(g->search, name, l);
+
+	return c ? c : (g->len > nlen) - (g->len < nlen);
+}
+
+static const struct pf_tfs_glob *sort_globs;
+
+static int cmp_full(const void *x, const void *y)
+{
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int c = strcmp(sort_globs[i].search, sort_globs[j].search);
+
+	return c ? c : (i > j) - (i < j);
+}
+
 /*
  * The handlers and the globs matched here against available_filter_functions,
  * the matching lines written as numbers, the result read back and checked.
@@ -1352,6 +1371,7 @@ static int filter_by_index(struct pf_tracefs *t, const struct pf_tfs_config *c)
 	struct pf_tfs_glob *g = calloc(n, sizeof(*g));
 	bool *hit = calloc(n, sizeof(*hit));
 	unsigned char *sel = NULL;
+	size_t *full = NULL, *rest = NULL, nfull = 0, nrest = 0;
 	long long t0;
 	int err = 0, ret = 1;
 
@@ -1369,6 +1389,22 @@ static int filter_by_index(struct pf_tracefs *t, const struct pf_tfs_config *c)
 		if (err)
 			goto out;
 	}
+	/* Whole names apart, sorted; the others in their order. */
+	full = malloc(n * sizeof(*full));
+	rest = malloc(n * sizeof(*rest));
+	if (!full || !rest) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (g[i].type == PF_TFS_M_FULL && !g[i].has_mod)
+			full[nfull++] = i;
+		else
+			rest[nrest++] = i;
+	}
+	sort_globs = g;
+	qsort(full, nfull, sizeof(*full), cmp_full);
+	sort_globs = NULL;
 	/* Twice at most: a module may come or go in between. */
 	for (attempt = 0; attempt < 2 && ret == 1; attempt++) {
 		struct numbuf nb = { 0 };
@@ -1390,25 +1426,47 @@ static int filter_by_index(struct pf_tracefs *t, const struct pf_tfs_config *c)
 		t0 = tfs_us();
 		for (k = 0; k < t->avail->n; k++) {
 			const char *line = t->avail->line[k], *mod;
-			size_t len = strlen(line), nlen, mlen;
+			size_t len = strlen(line), nlen, mlen, lo, hi, j;
+			long last = -1;
 
 			if (!len || !strncmp(line, PF_TFS_INVALID,
 					     strlen(PF_TFS_INVALID)))
 				continue;
 			nlen = split_line(line, len, &mod, &mlen);
-			for (i = 0; i < n; i++) {
-				/* The usual "foo*", "foo": first byte first. */
+			/* Whole names (thousands, learned): by halving. */
+			lo = 0;
+			hi = nfull;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (cmp_name(&g[full[mid]], line, nlen) < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (j = lo; j < nfull &&
+			     !cmp_name(&g[full[j]], line, nlen); j++) {
+				hit[full[j]] = true;
+				if ((long)full[j] > last)
+					last = (long)full[j];
+			}
+			/* The globs, in order: the last that matches decides. */
+			for (j = 0; j < nrest; j++) {
+				i = rest[j];
+				/* The usual "foo*": first byte first. */
 				if (!g[i].has_mod && g[i].len &&
-				    (g[i].type == PF_TFS_M_FRONT ||
-				     g[i].type == PF_TFS_M_FULL) &&
+				    g[i].type == PF_TFS_M_FRONT &&
 				    g[i].search[0] != line[0])
 					continue;
 				if (glob_match_rec(&g[i], line, nlen, mod,
 						   mlen)) {
 					hit[i] = true;
-					sel[k] = !g[i].clear;
+					if ((long)i > last)
+						last = (long)i;
 				}
 			}
+			if (last >= 0)
+				sel[k] = !g[last].clear;
 		}
 		tfs_time("matched", "the globs", t0);
 		for (i = c->nroots; i < n; i++) {
@@ -1474,6 +1532,8 @@ static int filter_by_index(struct pf_tracefs *t, const struct pf_tfs_config *c)
 	}
 out:
 	avail_drop(t);
+	free(full);
+	free(rest);
 	free(sel);
 	if (g)
 		for (i = 0; i < n; i++)

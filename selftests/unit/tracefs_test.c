@@ -664,6 +664,21 @@ TEST_F(tfs, functions_forms)
 	expect_user_state(_metadata, &self->f);
 }
 
+/* Entries apply in order: the last that matches a function decides. */
+TEST_F(tfs, functions_order)
+{
+	const char *const globs[] = { "ip_rcv", "!ip_*", "ip_output", "dup_fn",
+				      "!dup_*", "dup_fn", "skb_put", "!skb_put" };
+
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	self->c.globs = globs;
+	self->c.nglobs = 8;
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_NE(NULL, strstr(self->f.log, "set_ftrace_filter=2 4 5 8 10;"));
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	expect_user_state(_metadata, &self->f);
+}
+
 /*
  * What the matcher cannot decide goes to ftrace as it is: a number, a
  * probe command, a :mod: glob no loaded module has (ftrace keeps it for

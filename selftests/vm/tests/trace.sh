@@ -549,7 +549,7 @@ tr_arm_times() {
 		done
 		r=$((r + 1))
 	done
-	PKTFILT_TRACE_TIMES=1 pktfilt trace --proto udp --dport 9000 --count 0 -o /dev/null -- true 2> $TR/times.err
+	PKTFILT_TRACE_TIMES=2 pktfilt trace --proto udp --dport 9000 --count 0 -o /dev/null -- true 2> $TR/times.err
 	sed 's/^/tr-arm-steps: /' $TR/times.err
 }
 

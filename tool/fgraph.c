@@ -167,6 +167,29 @@ static inline size_t spaces(const char *s, size_t n)
 	return i;
 }
 
+/* The spaces at the end of s[0..n), the same way. */
+static inline size_t rspaces(const char *s, size_t n)
+{
+	static const uint64_t eight = 0x2020202020202020ULL;
+	size_t k = 0;
+	uint64_t w;
+
+	for (; n - k >= 8; k += 8) {
+		memcpy(&w, s + n - k - 8, 8);
+		if (w != eight) {
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			/* The last byte that is not a space. */
+			return k + (size_t)__builtin_clzll(w ^ eight) / 8;
+#else
+			break;
+#endif
+		}
+	}
+	while (k < n && s[n - k - 1] == ' ')
+		k++;
+	return k;
+}
+
 static inline size_t cur_spaces(struct pf_cur *c)
 {
 	size_t k = spaces(c->s + c->i, c->n - c->i);
@@ -179,7 +202,8 @@ static inline bool cur_eat(struct pf_cur *c, const char *lit)
 {
 	size_t len = strlen(lit);
 
-	if (c->n - c->i < len || memcmp(c->s + c->i, lit, len))
+	if (c->n - c->i < len || c->s[c->i] != lit[0] ||
+	    memcmp(c->s + c->i, lit, len))
 		return false;
 	c->i += len;
 	return true;
@@ -257,7 +281,7 @@ static inline bool ends_with(const char *s, size_t n, const char *lit)
  * The byte after the spaces and digits at the cursor ('\0' at the end):
  * a '.' where the line starts with SECS.USECS, a ' ' with USECS us.
  */
-static char after_number(const struct pf_cur *c)
+static inline char after_number(const struct pf_cur *c)
 {
 	size_t i = c->i + spaces(c->s + c->i, c->n - c->i);
 
@@ -315,8 +339,7 @@ static void skip_proc(struct pf_cur *c)
 	if (!bar)
 		return;
 	end = (size_t)(bar - s);
-	while (end && s[end - 1] == ' ')
-		end--;
+	end -= rspaces(s, end);
 	if (!end || !is_digit(s[end - 1]))
 		return;
 	while (end && is_digit(s[end - 1]))

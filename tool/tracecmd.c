@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -312,8 +313,7 @@ struct trace_run {
 	int signo;
 	long long deadline;		/* of --timeout, in now_ms(); -1: none */
 	bool waited;			/* wait_packets() ran */
-	char *text;			/* the trace */
-	size_t text_len;
+	FILE *saved;			/* the trace as read: a temporary file */
 };
 
 const char *const pf_trace_default_scope[] = {
@@ -966,53 +966,265 @@ static int wait_packets(struct trace_run *r)
 	}
 }
 
-/* Is every packet the module announced in @t, with its graph closed? */
-static bool all_closed(const struct trace_run *r, const struct pf_trace *t)
-{
-	size_t i, j;
+/*
+ * The packets the module announced (r->seqs), looked up by seq as a
+ * reading of the trace streams by: for each, whether its first packet in
+ * the trace was there, and complete.
+ */
+struct seq_key {
+	uint64_t seq;
+	size_t i;			/* in r->seqs */
+};
 
-	for (i = 0; i < r->nseen; i++) {
-		for (j = 0; j < t->npackets; j++)
-			if (t->packets[j]->seq == r->seqs[i])
-				break;
-		if (j == t->npackets || !t->packets[j]->complete)
-			return false;
+enum { SEQ_MISSING, SEQ_INCOMPLETE, SEQ_COMPLETE };
+
+struct seq_check {
+	struct seq_key *keys;		/* by seq */
+	unsigned char *found;		/* per r->seqs: SEQ_* */
+	size_t n;
+};
+
+static int seq_key_cmp(const void *a, const void *b)
+{
+	const struct seq_key *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int seq_check_init(struct seq_check *c, const struct trace_run *r)
+{
+	size_t i;
+
+	c->n = r->nseen;
+	c->keys = malloc((c->n ? c->n : 1) * sizeof(*c->keys));
+	c->found = calloc(c->n ? c->n : 1, 1);
+	if (!c->keys || !c->found)
+		return -ENOMEM;
+	for (i = 0; i < c->n; i++) {
+		c->keys[i].seq = r->seqs[i];
+		c->keys[i].i = i;
 	}
+	qsort(c->keys, c->n, sizeof(*c->keys), seq_key_cmp);
+	return 0;
+}
+
+static void seq_check_free(struct seq_check *c)
+{
+	free(c->keys);
+	free(c->found);
+}
+
+static void seq_check_packet(struct seq_check *c, const struct pf_packet *pkt)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->keys[mid].seq < pkt->seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < c->n && c->keys[lo].seq == pkt->seq; lo++)
+		if (c->found[c->keys[lo].i] == SEQ_MISSING)
+			c->found[c->keys[lo].i] = pkt->complete ?
+						  SEQ_COMPLETE : SEQ_INCOMPLETE;
+}
+
+/* Is every packet the module announced in the trace, its graph closed? */
+static bool all_closed(const struct seq_check *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->found[i] != SEQ_COMPLETE)
+			return false;
 	return true;
+}
+
+static int on_collect(void *arg, const struct pf_packet *pkt)
+{
+	seq_check_packet(arg, pkt);
+	return 0;
+}
+
+/* write(2)s all of @buf to @fd. 0 or -errno. */
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (!w)
+			return -EIO;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The chunks the trace is read in: memory does not grow with the trace. */
+#define PF_READ_CHUNK	(1U << 16)
+
+/*
+ * Read all of @fd in chunks, each copied to @copy (if not -1) and fed to
+ * @p (if not NULL). 0, or -errno: *@reading tells whether reading @fd
+ * failed (else writing @copy, or the parser).
+ */
+static int read_chunks(int fd, int copy, struct pf_fgraph *p, bool *reading)
+{
+	static char buf[PF_READ_CHUNK];
+	int err;
+
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		*reading = true;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return 0;
+		*reading = false;
+		if (copy >= 0) {
+			err = write_all(copy, buf, (size_t)n);
+			if (err)
+				return err;
+		}
+		if (p) {
+			err = pf_fgraph_feed(p, buf, (size_t)n);
+			if (err)
+				return err;
+		}
+	}
+}
+
+/*
+ * Read tracefs's trace once, in chunks, into r->saved (emptied first) and,
+ * if @c, through the streaming parser, which tells @c which announced
+ * packets are there and complete. Memory holds a chunk and the packets
+ * still open, not the trace. 0, or -errno with r->tfs.err set.
+ */
+static int read_trace(struct trace_run *r, struct seq_check *c)
+{
+	int save = fileno(r->saved), fd, err = 0, n;
+	struct pf_fgraph *p = NULL;
+	struct pf_trace *t;
+	char path[sizeof(r->tfs.root) + 16];
+	bool reading = false;
+
+	if (ftruncate(save, 0) || lseek(save, 0, SEEK_SET) < 0) {
+		err = -errno;
+		snprintf(r->tfs.err, sizeof(r->tfs.err),
+			 "cannot save the trace: %s", strerror(-err));
+		return err;
+	}
+	if (c) {
+		memset(c->found, 0, c->n);
+		p = pf_fgraph_new_stream(on_collect, c);
+		if (!p) {
+			snprintf(r->tfs.err, sizeof(r->tfs.err), "out of memory");
+			return -ENOMEM;
+		}
+	}
+	n = snprintf(path, sizeof(path), "%s/trace", r->tfs.root);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		err = -ENAMETOOLONG;
+		reading = true;
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			reading = true;
+		} else {
+			err = read_chunks(fd, save, p, &reading);
+			close(fd);
+		}
+	}
+	if (p && !err) {
+		t = pf_fgraph_finish(p);
+		if (!t)
+			err = errno ? -errno : -ENOMEM;
+		pf_trace_free(t);
+	} else {
+		pf_fgraph_free(p);
+	}
+	if (err && reading)
+		snprintf(r->tfs.err, sizeof(r->tfs.err), "cannot read %s: %s",
+			 path, strerror(-err));
+	else if (err == -ENOMEM)
+		snprintf(r->tfs.err, sizeof(r->tfs.err), "out of memory");
+	else if (err)
+		snprintf(r->tfs.err, sizeof(r->tfs.err),
+			 "cannot save the trace: %s", strerror(-err));
+	return err;
+}
+
+/*
+ * Where the trace is kept between its reading and report(): a file in
+ * /tmp, or in memory (memfd) if /tmp will not do, as in a bare VM.
+ */
+static FILE *save_file(void)
+{
+	FILE *f = tmpfile();
+	int fd, err;
+
+	if (f)
+		return f;
+	err = errno;
+	fd = memfd_create("pktfilt-trace", MFD_CLOEXEC);
+	if (fd < 0) {
+		errno = err;
+		return NULL;
+	}
+	f = fdopen(fd, "w+");
+	if (!f) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return f;
 }
 
 /*
  * The filter is disarmed: read the trace until every announced packet's
- * graph is closed, for PF_CLOSE_WAIT_MS at most. Then tracing off.
+ * graph is closed, for PF_CLOSE_WAIT_MS at most. Then tracing off. The
+ * last reading stays in r->saved (a temporary file) for report().
  */
 static int collect_trace(struct trace_run *r)
 {
 	long long until = now_ms() + PF_CLOSE_WAIT_MS;
-	int err;
+	struct seq_check c = { 0 };
+	int err = 0;
 
-	for (;;) {
-		struct pf_trace *t;
-		bool done;
-
-		free(r->text);
-		r->text = NULL;
-		err = pf_tracefs_read(&r->tfs, "trace", &r->text, &r->text_len);
+	r->saved = save_file();
+	if (!r->saved) {
+		err = errno ? -errno : -EIO;
+		snprintf(r->tfs.err, sizeof(r->tfs.err),
+			 "cannot save the trace: %s", strerror(-err));
+	}
+	if (!err && seq_check_init(&c, r)) {
+		err = -ENOMEM;
+		snprintf(r->tfs.err, sizeof(r->tfs.err), "out of memory");
+	}
+	while (!err) {
+		err = read_trace(r, r->nseen ? &c : NULL);
 		if (err)
 			break;
 		if (!r->nseen)
 			break;
-		t = pf_fgraph_parse_buf(r->text, r->text_len);
-		if (!t) {
-			err = -ENOMEM;
-			snprintf(r->tfs.err, sizeof(r->tfs.err), "out of memory");
-			break;
-		}
-		done = all_closed(r, t);
-		pf_trace_free(t);
-		if (done || now_ms() >= until)
+		if (all_closed(&c) || now_ms() >= until)
 			break;
 		sleep_ms(50);
 	}
+	seq_check_free(&c);
 	if (pf_tracefs_stop(&r->tfs) && !err)
 		err = -EIO;
 	if (!err && r->lost_after && pf_tracefs_lost(&r->tfs, r->lost_after))
@@ -1025,57 +1237,97 @@ static int collect_trace(struct trace_run *r)
 /* ------------------------------------------------------------------ */
 /* Output */
 
-static int render(const char *format, FILE *out, const struct pf_trace *t)
+/* One output: the --format one, or the SVG. */
+struct trace_out {
+	const char *path;		/* "-": standard output */
+	FILE *file;			/* NULL: could not be opened */
+	struct pf_render *r;
+	int err;			/* the first error writing it */
+};
+
+static enum pf_format format_of(const char *format)
 {
 	if (!strcmp(format, "json"))
-		return pf_render_json(out, t);
+		return PF_FORMAT_JSON;
 	if (!strcmp(format, "folded"))
-		return pf_render_folded(out, t);
-	return pf_render_text(out, t);
+		return PF_FORMAT_FOLDED;
+	return PF_FORMAT_TEXT;
 }
 
-static int write_out(const char *path, const char *format,
-		     const struct pf_trace *t, const char *raw, size_t rawlen)
+/* EXIT_RUNTIME, said, if @path cannot be opened; o->file NULL then. */
+static int out_open(struct trace_out *o, const char *path)
 {
-	bool std = !strcmp(path, "-");
-	FILE *out = std ? stdout : fopen(path, "w");
-	int err = 0;
-
-	if (!out) {
+	o->path = path;
+	o->file = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	o->r = NULL;
+	o->err = 0;
+	if (!o->file) {
 		fprintf(stderr, "pktfilt: trace: cannot write %s: %s\n", path,
 			strerror(errno));
-		return EXIT_RUNTIME;
-	}
-	if (raw) {
-		if (rawlen && fwrite(raw, 1, rawlen, out) != rawlen)
-			err = errno ? -errno : -EIO;
-	} else if (format) {
-		err = render(format, out, t);
-	} else {
-		err = pf_render_svg(out, t);
-	}
-	if (std) {
-		if (fflush(out) && !err)
-			err = errno ? -errno : -EIO;
-	} else if (fclose(out) && !err) {
-		err = errno ? -errno : -EIO;
-	}
-	if (err) {
-		fprintf(stderr, "pktfilt: trace: writing %s: %s\n",
-			std ? "standard output" : path, strerror(-err));
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;
 }
 
+/* Flush or close @o, with @err the first error so far: EXIT_RUNTIME if any. */
+static int out_close(struct trace_out *o, int err)
+{
+	bool std = !strcmp(o->path, "-");
+
+	if (!o->file)
+		return EXIT_RUNTIME;
+	if (std) {
+		if (fflush(o->file) && !err)
+			err = errno ? -errno : -EIO;
+	} else if (fclose(o->file) && !err) {
+		err = errno ? -errno : -EIO;
+	}
+	o->file = NULL;
+	if (err) {
+		fprintf(stderr, "pktfilt: trace: writing %s: %s\n",
+			std ? "standard output" : o->path, strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+/* The saved trace, as it was read, to --raw's @path. */
+static int write_raw(struct trace_run *r, const char *path)
+{
+	struct trace_out o;
+	int in = fileno(r->saved), out, err = 0;
+	bool reading = false;
+
+	if (out_open(&o, path))
+		return EXIT_RUNTIME;
+	if (fflush(o.file) || lseek(in, 0, SEEK_SET) < 0) {
+		err = errno ? -errno : -EIO;
+	} else {
+		out = fileno(o.file);
+		err = read_chunks(in, out, NULL, &reading);
+	}
+	return out_close(&o, err);
+}
+
+/* One reading of the saved trace, rendered: report()'s state. */
+struct trace_report {
+	struct trace_out outs[2];	/* --format's, then --svg's */
+	size_t nouts;
+	unsigned int *lost_cpus;	/* CPUs whose ring buffer lost events */
+	size_t nlost;
+	struct seq_check c;
+	size_t bad;			/* packets incomplete, marks included */
+};
+
 /*
  * Packets on a CPU whose ring buffer lost events, by its counters, are
- * not to be trusted: mark them. Returns the events lost in all.
+ * not to be trusted: find those CPUs, to mark their packets as they come.
+ * Returns the events lost in all.
  */
-static uint64_t mark_lost(struct trace_run *r, struct pf_trace *t)
+static uint64_t mark_lost(struct trace_run *r, struct trace_report *rep)
 {
 	uint64_t sum = 0;
-	size_t i, j;
+	size_t i;
 
 	if (!r->lost_before || !r->lost_after)
 		return 0;
@@ -1088,55 +1340,140 @@ static uint64_t mark_lost(struct trace_run *r, struct pf_trace *t)
 		fprintf(stderr,
 			"pktfilt: trace: CPU %u's ring buffer lost %" PRIu64 " event%s (per_cpu/cpu%u/stats)\n",
 			r->tfs.cpus[i], d, d == 1 ? "" : "s", r->tfs.cpus[i]);
-		for (j = 0; j < t->npackets; j++) {
-			if (t->packets[j]->cpu != r->tfs.cpus[i])
-				continue;
-			t->packets[j]->complete = false;
-			t->packets[j]->incomplete |= PF_INC_LOST;
-		}
+		rep->lost_cpus[rep->nlost++] = r->tfs.cpus[i];
 	}
 	return sum;
 }
 
+static int on_report(void *arg, const struct pf_packet *pkt)
+{
+	struct trace_report *rep = arg;
+	struct pf_packet p = *pkt;	/* the renderers read it only */
+	size_t i;
+
+	for (i = 0; i < rep->nlost; i++) {
+		if (p.cpu != rep->lost_cpus[i])
+			continue;
+		p.complete = false;
+		p.incomplete |= PF_INC_LOST;
+	}
+	rep->bad += !p.complete;
+	seq_check_packet(&rep->c, &p);
+	for (i = 0; i < rep->nouts; i++) {
+		struct trace_out *o = &rep->outs[i];
+
+		if (o->r && !o->err)
+			o->err = pf_render_packet(o->r, &p);
+	}
+	return 0;
+}
+
+/*
+ * Read the saved trace once more, in chunks, through the streaming
+ * parser, each packet rendered to every output as it completes. The
+ * trace's counts, or NULL (said).
+ */
+static struct pf_trace *render_saved(struct trace_run *r,
+				     struct trace_report *rep)
+{
+	int in = fileno(r->saved), err = 0;
+	struct pf_fgraph *p;
+	struct pf_trace *t = NULL;
+	bool reading = false;
+
+	p = pf_fgraph_new_stream(on_report, rep);
+	if (!p) {
+		err = -ENOMEM;
+	} else if (lseek(in, 0, SEEK_SET) < 0) {
+		err = -errno;
+		reading = true;
+		pf_fgraph_free(p);
+	} else {
+		err = read_chunks(in, -1, p, &reading);
+		if (err) {
+			pf_fgraph_free(p);
+		} else {
+			t = pf_fgraph_finish(p);
+			if (!t)
+				err = errno ? -errno : -ENOMEM;
+		}
+	}
+	if (err && reading)
+		fprintf(stderr, "pktfilt: trace: reading the saved trace: %s\n",
+			strerror(-err));
+	else if (err)
+		fprintf(stderr, "pktfilt: trace: out of memory\n");
+	return t;
+}
+
 static int report(struct trace_run *r)
 {
+	struct trace_report rep = { .nouts = 0 };
 	struct pf_trace *t;
-	size_t i, j, missing = 0, bad;
+	size_t i, n, missing = 0;
 	uint64_t lost;
 	int ret = EXIT_OK;
 
-	if (r->o.raw && write_out(r->o.raw, NULL, NULL, r->text, r->text_len))
+	if (r->o.raw && write_raw(r, r->o.raw))
 		ret = EXIT_RUNTIME;
-	t = pf_fgraph_parse_buf(r->text, r->text_len);
-	if (!t) {
+	rep.lost_cpus = calloc(r->tfs.ncpus ? r->tfs.ncpus : 1,
+			       sizeof(*rep.lost_cpus));
+	if (!rep.lost_cpus || seq_check_init(&rep.c, r)) {
 		fprintf(stderr, "pktfilt: trace: out of memory\n");
+		free(rep.lost_cpus);
+		seq_check_free(&rep.c);
 		return EXIT_RUNTIME;
 	}
-	lost = mark_lost(r, t);
-	if (write_out(r->o.output ? r->o.output : "-", r->o.format, t, NULL, 0))
+	lost = mark_lost(r, &rep);
+
+	/* The --format output and the SVG, each packet to both as it comes. */
+	if (out_open(&rep.outs[rep.nouts++],
+		     r->o.output ? r->o.output : "-"))
 		ret = EXIT_RUNTIME;
-	if (r->o.svg && write_out(r->o.svg, NULL, t, NULL, 0))
+	if (r->o.svg && out_open(&rep.outs[rep.nouts++], r->o.svg))
 		ret = EXIT_RUNTIME;
+	for (i = 0; i < rep.nouts; i++) {
+		struct trace_out *o = &rep.outs[i];
+
+		if (!o->file)
+			continue;
+		o->r = pf_render_new(i ? PF_FORMAT_SVG : format_of(r->o.format),
+				     o->file);
+		if (!o->r)
+			o->err = errno ? -errno : -ENOMEM;
+	}
+	t = render_saved(r, &rep);
+	for (i = 0; i < rep.nouts; i++) {
+		struct trace_out *o = &rep.outs[i];
+		int err = o->r ? pf_render_end(o->r) : 0;
+
+		if (o->file && out_close(o, o->err ? o->err : err))
+			ret = EXIT_RUNTIME;
+	}
+	if (!t) {
+		free(rep.lost_cpus);
+		seq_check_free(&rep.c);
+		return EXIT_RUNTIME;
+	}
 
 	for (i = 0; i < r->nseen; i++) {
-		for (j = 0; j < t->npackets; j++)
-			if (t->packets[j]->seq == r->seqs[i])
-				break;
-		if (j == t->npackets) {
-			if (!missing)
-				fprintf(stderr, "pktfilt: trace: traced but not in the trace (lost):");
-			fprintf(stderr, " seq %" PRIu64, r->seqs[i]);
-			missing++;
-		}
+		if (rep.c.found[i] != SEQ_MISSING)
+			continue;
+		if (!missing)
+			fprintf(stderr, "pktfilt: trace: traced but not in the trace (lost):");
+		fprintf(stderr, " seq %" PRIu64, r->seqs[i]);
+		missing++;
 	}
 	if (missing) {
 		fprintf(stderr, "\n");
 		ret = EXIT_RUNTIME;
 	}
-	bad = pf_trace_incomplete(t);
-	if (bad || pf_trace_lost(t) || lost) {
+	/* The counts with the lost CPUs' packets marked, as rendered. */
+	t->stats.streamed_incomplete = rep.bad;
+	n = pf_trace_packets(t);
+	if (rep.bad || pf_trace_lost(t) || lost) {
 		fprintf(stderr, "pktfilt: trace: %zu of %zu packet%s incomplete%s\n",
-			bad, t->npackets, t->npackets == 1 ? "" : "s",
+			rep.bad, n, n == 1 ? "" : "s",
 			pf_trace_lost(t) || lost ?
 			" (the ring buffer lost events: a larger buffer_size_kb or fewer --functions may help)" : "");
 		fprintf(stderr, "pktfilt: trace: ");
@@ -1144,6 +1481,8 @@ static int report(struct trace_run *r)
 		ret = EXIT_RUNTIME;
 	}
 	pf_trace_free(t);
+	free(rep.lost_cpus);
+	seq_check_free(&rep.c);
 	return ret;
 }
 
@@ -1509,8 +1848,9 @@ int pf_trace_run(const struct pf_cmd *cmd, int argc, char **argv)
 		ret = tell_end(&r);
 	if (r.started && r.waited) {
 		if (collect_trace(&r)) {
-			free(r.text);
-			r.text = NULL;
+			if (r.saved)
+				fclose(r.saved);
+			r.saved = NULL;
 			ret = EXIT_RUNTIME;
 		}
 	}
@@ -1531,13 +1871,14 @@ int pf_trace_run(const struct pf_cmd *cmd, int argc, char **argv)
 	if (r.lock_fd >= 0)
 		close(r.lock_fd);	/* the lock goes with it */
 	r.lock_fd = -1;
-	if (r.text && report(&r))
+	if (r.saved && report(&r))
 		ret = EXIT_RUNTIME;
 	if (r.overflow)
 		fprintf(stderr,
 			"pktfilt: trace: some packet notifications were lost (socket buffer full)\n");
 
-	free(r.text);
+	if (r.saved)
+		fclose(r.saved);
 	free(r.seqs);
 	free(r.lost_before);
 	free(r.lost_after);

@@ -582,6 +582,8 @@ static void parse_line(const char *s, size_t n, struct pf_line *l)
 {
 	struct pf_cur c = { s, n, 0 };
 	const char *paren;
+	size_t at;
+	char after;
 
 	/* Field by field: a memset() of it costs more than the rest here. */
 	l->kind = PF_K_OTHER;
@@ -609,9 +611,14 @@ static void parse_line(const char *s, size_t n, struct pf_line *l)
 		return;
 	}
 	/* Each needs its own byte after the number: try only that one. */
-	if (after_number(&c) == '.')
+	after = after_number(&c);
+	if (after == '.') {
+		at = c.i;
 		skip_abstime(&c);
-	if (after_number(&c) == ' ')
+		if (c.i != at)
+			after = after_number(&c);
+	}
+	if (after == ' ')
 		skip_reltime(&c);
 	l->cpu = parse_cpu(&c);
 	skip_proc(&c);

@@ -157,28 +157,40 @@ struct nl_msg *pf_nl_msg(struct pf_nl *nl, __u8 cmd)
 
 /*
  * The TLVs of an NLMSG_ERROR (error or ack) follow struct nlmsgerr and, if
- * the kernel did not cap it, a copy of our request.
+ * the kernel did not cap it, a copy of our request. Whatever the message
+ * says, nothing is read outside it.
  */
-static void pf_nl_extack_parse(struct pf_nl *nl, const struct nlmsghdr *nlh)
+void pf_nl_parse_extack(const struct nlmsghdr *nlh, char *buf, size_t size)
 {
 	const struct nlmsgerr *e = nlmsg_data(nlh);
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	int datalen = nlmsg_datalen(nlh);
 	size_t off = sizeof(*e);
-	int len;
 
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
 		return;
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		off += NLMSG_ALIGN(e->msg.nlmsg_len) - NLMSG_HDRLEN;
-	len = nlmsg_datalen(nlh) - (int)off;
-	if (len <= 0)
+	if (datalen < (int)sizeof(*e))
+		return;		/* libnl checks it too */
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		/* Our request, its header in e->msg: 16 bytes at least. */
+		if (e->msg.nlmsg_len < NLMSG_HDRLEN)
+			return;
+		off += (((size_t)e->msg.nlmsg_len + NLMSG_ALIGNTO - 1) &
+			~(size_t)(NLMSG_ALIGNTO - 1)) - NLMSG_HDRLEN;
+	}
+	if (off >= (size_t)datalen)
 		return;
 	if (nla_parse(tb, NLMSGERR_ATTR_MAX,
-		      (struct nlattr *)((char *)e + off), len, NULL))
+		      (struct nlattr *)((char *)e + off), datalen - (int)off,
+		      NULL))
 		return;
 	if (tb[NLMSGERR_ATTR_MSG])
-		nla_strlcpy(nl->extack, tb[NLMSGERR_ATTR_MSG],
-			    sizeof(nl->extack));
+		nla_strlcpy(buf, tb[NLMSGERR_ATTR_MSG], size);
+}
+
+static void pf_nl_extack_parse(struct pf_nl *nl, const struct nlmsghdr *nlh)
+{
+	pf_nl_parse_extack(nlh, nl->extack, sizeof(nl->extack));
 }
 
 static int pf_nl_on_error(struct sockaddr_nl *who, struct nlmsgerr *e,
@@ -408,14 +420,27 @@ struct pf_nl_events {
 	int err;
 };
 
+int pf_nl_parse_event(struct nl_msg *msg, struct nlattr **tb)
+{
+	const struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	const struct genlmsghdr *gh;
+
+	/* The generic header's cmd is read only if the message holds it. */
+	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0))
+		return -EBADMSG;
+	gh = nlmsg_data(nlh);
+	if (gh->cmd != PKTFILT_CMD_PACKET)
+		return -EBADMSG;
+	return pf_nl_parse(msg, tb);
+}
+
 static int pf_nl_on_event(struct nl_msg *msg, void *arg)
 {
 	struct pf_nl_events *ev = arg;
 	struct nlattr *tb[PKTFILT_A_MAX + 1];
-	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
 	int err;
 
-	if (gh->cmd != PKTFILT_CMD_PACKET || pf_nl_parse(msg, tb))
+	if (pf_nl_parse_event(msg, tb))
 		return NL_SKIP;
 	err = ev->fn(tb, ev->arg);
 	if (err < 0 && !ev->err)

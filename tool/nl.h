@@ -40,6 +40,16 @@ const char *pf_nl_extack(const struct pf_nl *nl);
 /* A pktfilt message's attributes, checked against the UAPI's types. */
 int pf_nl_parse(struct nl_msg *msg, struct nlattr **tb);
 
+/*
+ * What the callbacks parse, exported for the fuzzer: the kernel's message
+ * (NLMSGERR_ATTR_MSG) in an NLMSG_ERROR of at least
+ * NLMSG_HDRLEN + sizeof(struct nlmsgerr) bytes (as libnl hands it over),
+ * copied to @buf if there is one; and a notification of the events group,
+ * 0 with its attributes in @tb if it is a PACKET one, else -EBADMSG.
+ */
+void pf_nl_parse_extack(const struct nlmsghdr *nlh, char *buf, size_t size);
+int pf_nl_parse_event(struct nl_msg *msg, struct nlattr **tb);
+
 /* Filter <-> attributes: SET requests, and what GET echoes back. */
 int pf_nl_put_filter(struct nl_msg *msg, const struct pf_filter *f);
 int pf_nl_get_filter(struct nlattr **tb, struct pf_filter *f);

@@ -5,7 +5,10 @@
  * header included (its nlmsg_len is made the input's length). It goes
  * through what "pktfilt show" does with a reply: pf_nl_parse() (the
  * attribute policy), pf_show_decode() (pf_nl_get_filter() and the stats),
- * pf_show_print().
+ * pf_show_print(); through what the events group's callback does with a
+ * notification (pf_nl_parse_event()); and, taken as an NLMSG_ERROR (error
+ * or ack) if long enough for libnl to hand it over, through the extended
+ * ack's parsing (pf_nl_parse_extack()), in a buffer of exactly its length.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -78,6 +81,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(nlh, data, size);
 	nlh->nlmsg_len = (uint32_t)size;
+	if (size >= NLMSG_HDRLEN + sizeof(struct nlmsgerr)) {
+		char extack[256] = "";
+
+		pf_nl_parse_extack(nlh, extack, sizeof(extack));
+		if (strnlen(extack, sizeof(extack)) == sizeof(extack))
+			abort();	/* not terminated */
+	}
 	msg = nlmsg_convert(nlh);
 	free(nlh);
 	if (!msg)
@@ -85,6 +95,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(tb, 0, sizeof(tb));
 	if (!pf_nl_parse(msg, tb) && !pf_show_decode(tb, &st))
 		pf_show_print(null_out, &st, &world);
+	memset(tb, 0, sizeof(tb));
+	if (!pf_nl_parse_event(msg, tb) && tb[PKTFILT_A_SEQ])
+		(void)nla_get_u64(tb[PKTFILT_A_SEQ]);
 	nlmsg_free(msg);
 	return 0;
 }

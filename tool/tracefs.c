@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -518,20 +520,30 @@ struct pf_tfs_avail {
 	unsigned char *used;	/* for restoring: numbers already taken */
 };
 
+static void avail_free(struct pf_tfs_avail *a);
+
 static void avail_drop(struct pf_tracefs *t)
 {
-	if (!t->avail)
-		return;
-	free(t->avail->buf);
-	free(t->avail->line);
-	free(t->avail->sorted);
-	free(t->avail->used);
-	free(t->avail);
+	avail_free(t->avail);
 	t->avail = NULL;
 }
 
-/* Reads available_filter_functions again. -errno (-ENOENT: none). */
-static int avail_load(struct pf_tracefs *t)
+static void avail_free(struct pf_tfs_avail *a)
+{
+	if (!a)
+		return;
+	free(a->buf);
+	free(a->line);
+	free(a->sorted);
+	free(a->used);
+	free(a);
+}
+
+/*
+ * Reads @root's available_filter_functions into *@out. Touches nothing
+ * else: it may run in a thread of its own. -errno (-ENOENT: none).
+ */
+static int avail_read(const char *root, struct pf_tfs_avail **out)
 {
 	struct pf_tfs_avail *a;
 	char path[512], *p, *end;
@@ -539,13 +551,14 @@ static int avail_load(struct pf_tracefs *t)
 	long long t0 = tfs_us();
 	int err;
 
-	avail_drop(t);
+	*out = NULL;
+	if ((size_t)snprintf(path, sizeof(path), "%s/available_filter_functions",
+			     root) >= sizeof(path))
+		return -ENAMETOOLONG;
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	err = tfs_path(t, "available_filter_functions", path, sizeof(path));
-	if (!err)
-		err = read_all(path, &a->buf, &len);
+	err = read_all(path, &a->buf, &len);
 	if (err) {
 		free(a);
 		return err;
@@ -559,8 +572,7 @@ static int avail_load(struct pf_tracefs *t)
 			cap = cap ? cap * 2 : 65536;
 			nv = realloc(a->line, cap * sizeof(*nv));
 			if (!nv) {
-				t->avail = a;
-				avail_drop(t);
+				avail_free(a);
 				return -ENOMEM;
 			}
 			a->line = nv;
@@ -571,9 +583,16 @@ static int avail_load(struct pf_tracefs *t)
 		*nl = '\0';
 		p = nl + 1;
 	}
-	t->avail = a;
+	*out = a;
 	tfs_time("read", "available_filter_functions", t0);
 	return 0;
+}
+
+/* Reads available_filter_functions again. -errno (-ENOENT: none). */
+static int avail_load(struct pf_tracefs *t)
+{
+	avail_drop(t);
+	return avail_read(t->root, &t->avail);
 }
 
 static const struct pf_tfs_avail *sort_avail;
@@ -1046,6 +1065,22 @@ static int numbuf_end(struct numbuf *b)
  * named alike come back as they were), the rest by name (a function of a
  * module gone since, and the filters kept for modules to come).
  */
+/* The functions a saved filter list names (not the caches, nor probes). */
+static size_t count_functions(const struct pf_tfs_setting *s)
+{
+	const char *p = s->saved, *end = s->saved + s->saved_len;
+	size_t n = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (nl ? nl : end) - p;
+
+		n += len && p[0] != '#' && !memchr(p, ':', len);
+		p = nl ? nl + 1 : end;
+	}
+	return n;
+}
+
 static int restore_filter(struct pf_tracefs *t, struct pf_tfs_setting *s)
 {
 	const char *p = s->saved, *end = s->saved + s->saved_len;
@@ -1054,7 +1089,12 @@ static int restore_filter(struct pf_tracefs *t, struct pf_tfs_setting *s)
 	size_t n = 0, cap = 0, from = 0;
 	int err = 0;
 
-	if (!list_empty(s) && !t->avail && avail_load(t))
+	/*
+	 * By number only for more than a few: reading the numbers costs as
+	 * much as several names (ftrace looks each name up in every record).
+	 */
+	if (count_functions(s) >= t->numbers_min && !t->avail &&
+	    avail_load(t))
 		avail_drop(t);
 	avail_untake(t);
 	while (p < end && !err) {
@@ -1307,6 +1347,227 @@ out:
 }
 
 /*
+ * Matching the handlers and the globs against available_filter_functions.
+ * The read is the costly part (the kernel walks its records from the
+ * first again for every page it prints): it runs in a thread of its own
+ * while pf_tracefs_setup() writes the settings before set_ftrace_filter.
+ */
+struct pf_tfs_match {
+	struct pf_tfs_glob *g;
+	size_t n;		/* entries: the roots, then the globs */
+	size_t *full, nfull;	/* whole names, sorted */
+	size_t *rest, nrest;	/* the others, in order */
+	size_t *bucket[257];	/* of rest: "x*" by first byte; [256]: others */
+	size_t nbucket[257];
+	char root[256];
+	/* what a run found */
+	struct pf_tfs_avail *avail;
+	unsigned char *sel;	/* per line: set */
+	bool *hit;		/* per entry: matched a line */
+	int err;
+	pthread_t thread;
+	bool running;
+};
+
+static void match_free(struct pf_tfs_match *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	if (m->running)
+		pthread_join(m->thread, NULL);
+	if (m->g)
+		for (i = 0; i < m->n; i++)
+			pf_tfs_glob_free(&m->g[i]);
+	free(m->g);
+	free(m->full);
+	free(m->rest);
+	for (i = 0; i < 257; i++)
+		free(m->bucket[i]);
+	avail_free(m->avail);
+	free(m->sel);
+	free(m->hit);
+	free(m);
+}
+
+/* A whole name's entry against a line's name of @nlen bytes. */
+static int cmp_name(const struct pf_tfs_glob *g, const char *name, size_t nlen)
+{
+	size_t l = g->len < nlen ? g->len : nlen;
+	int c = memcmp(g->search, name, l);
+
+	return c ? c : (g->len > nlen) - (g->len < nlen);
+}
+
+static const struct pf_tfs_glob *sort_globs;
+
+static int cmp_full(const void *x, const void *y)
+{
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int c = strcmp(sort_globs[i].search, sort_globs[j].search);
+
+	return c ? c : (i > j) - (i < j);
+}
+
+/*
+ * Parses the entries: NULL and 0 if one is not for this matcher (then
+ * ftrace gets the globs), or -ENOMEM.
+ */
+static int match_prepare(const struct pf_tracefs *t,
+			 const struct pf_tfs_config *c, struct pf_tfs_match **out)
+{
+	struct pf_tfs_match *m = calloc(1, sizeof(*m));
+	size_t i, b;
+	int err = 0;
+
+	*out = NULL;
+	if (!m)
+		return -ENOMEM;
+	snprintf(m->root, sizeof(m->root), "%s", t->root);
+	m->n = c->nroots + c->nglobs;
+	m->g = calloc(m->n, sizeof(*m->g));
+	m->full = malloc(m->n * sizeof(*m->full));
+	m->rest = malloc(m->n * sizeof(*m->rest));
+	m->hit = calloc(m->n, sizeof(*m->hit));
+	for (b = 0; b < 257; b++) {
+		m->bucket[b] = malloc(m->n * sizeof(*m->bucket[b]));
+		if (!m->bucket[b])
+			err = -ENOMEM;
+	}
+	if (!m->g || !m->full || !m->rest || !m->hit || err) {
+		match_free(m);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->n; i++) {
+		err = pf_tfs_glob_parse(&m->g[i], i < c->nroots ? c->roots[i] :
+					c->globs[i - c->nroots]);
+		if (err) {
+			match_free(m);
+			return err == -EINVAL ? 0 : err;
+		}
+	}
+	/* Whole names apart, sorted; the others in their order. */
+	for (i = 0; i < m->n; i++) {
+		const struct pf_tfs_glob *g = &m->g[i];
+
+		if (g->type == PF_TFS_M_FULL && !g->has_mod) {
+			m->full[m->nfull++] = i;
+			continue;
+		}
+		m->rest[m->nrest++] = i;
+		b = !g->has_mod && g->len && g->type == PF_TFS_M_FRONT ?
+		    (unsigned char)g->search[0] : 256;
+		m->bucket[b][m->nbucket[b]++] = i;
+	}
+	sort_globs = m->g;
+	qsort(m->full, m->nfull, sizeof(*m->full), cmp_full);
+	sort_globs = NULL;
+	*out = m;
+	return 0;
+}
+
+/*
+ * Reads available_filter_functions and finds, for each line, the last
+ * entry that matches it (entries apply in order: that one decides).
+ * Touches nothing but @m.
+ */
+static void match_run(struct pf_tfs_match *m)
+{
+	struct pf_tfs_avail *a;
+	long long t0;
+	size_t k;
+
+	avail_free(m->avail);
+	m->avail = NULL;
+	free(m->sel);
+	m->sel = NULL;
+	m->err = avail_read(m->root, &m->avail);
+	if (m->err)
+		return;
+	a = m->avail;
+	m->sel = calloc(a->n ? a->n : 1, 1);
+	if (!m->sel) {
+		m->err = -ENOMEM;
+		return;
+	}
+	memset(m->hit, 0, m->n * sizeof(*m->hit));
+	t0 = tfs_us();
+	for (k = 0; k < a->n; k++) {
+		const char *line = a->line[k], *mod;
+		size_t len = strlen(line), nlen, mlen, lo, hi, j, b, i;
+		long last = -1;
+
+		if (!len || !strncmp(line, PF_TFS_INVALID,
+				     strlen(PF_TFS_INVALID)))
+			continue;
+		nlen = split_line(line, len, &mod, &mlen);
+		/* Whole names (thousands, learned): by halving. */
+		lo = 0;
+		hi = m->nfull;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (cmp_name(&m->g[m->full[mid]], line, nlen) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (j = lo; j < m->nfull &&
+		     !cmp_name(&m->g[m->full[j]], line, nlen); j++) {
+			m->hit[m->full[j]] = true;
+			if ((long)m->full[j] > last)
+				last = (long)m->full[j];
+		}
+		/* "x*" of the line's first byte, then every other form. */
+		for (b = (unsigned char)line[0]; ; b = 256) {
+			for (j = 0; j < m->nbucket[b]; j++) {
+				i = m->bucket[b][j];
+				if (glob_match_rec(&m->g[i], line, nlen, mod,
+						   mlen)) {
+					m->hit[i] = true;
+					if ((long)i > last)
+						last = (long)i;
+				}
+			}
+			if (b == 256)
+				break;
+		}
+		if (last >= 0)
+			m->sel[k] = !m->g[last].clear;
+	}
+	tfs_time("matched", "the globs", t0);
+}
+
+static void *match_thread(void *arg)
+{
+	match_run(arg);
+	return NULL;
+}
+
+/* Starts match_run() in a thread, or leaves it for match_wait(). */
+static void match_start(struct pf_tfs_match *m)
+{
+	sigset_t all, old;
+
+	/* The thread takes no signal: signalfd reads them in the caller. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	m->running = !pthread_create(&m->thread, NULL, match_thread, m);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void match_wait(struct pf_tfs_match *m)
+{
+	if (m->running) {
+		pthread_join(m->thread, NULL);
+		m->running = false;
+	} else {
+		match_run(m);
+	}
+}
+
+/*
  * Reads set_ftrace_filter back: the functions it names, one a line (not
  * the header, not the ":mod:" caches nor the probes after them), into
  * *@out (free() it) and their number into *@count.
@@ -1341,153 +1602,50 @@ static int filter_functions(struct pf_tracefs *t, char **out, size_t *len,
 	return 0;
 }
 
-/* A whole name's entry against a line's name of @nlen bytes. */
-static int cmp_name(const struct pf_tfs_glob *g, const char *name, size_t nlen)
-{
-	size_t l = g->len < nlen ? g->len : nlen;
-	int c = memcmp(g->search, name, l);
-
-	return c ? c : (g->len > nlen) - (g->len < nlen);
-}
-
-static const struct pf_tfs_glob *sort_globs;
-
-static int cmp_full(const void *x, const void *y)
-{
-	size_t i = *(const size_t *)x, j = *(const size_t *)y;
-	int c = strcmp(sort_globs[i].search, sort_globs[j].search);
-
-	return c ? c : (i > j) - (i < j);
-}
-
 /*
- * The handlers and the globs matched here against available_filter_functions,
- * the matching lines written as numbers, the result read back and checked.
- * 0 done, 1 cannot (the caller writes the globs), or an error.
+ * The matching lines (@m, started by the caller) written as numbers, the
+ * result read back and checked; once more on a difference (a module came
+ * or went: the numbers moved). 0 done, 1 cannot (the caller writes the
+ * globs), or an error.
  */
-static int filter_by_index(struct pf_tracefs *t, const struct pf_tfs_config *c)
+static int filter_by_index(struct pf_tracefs *t, const struct pf_tfs_config *c,
+			   struct pf_tfs_match *m)
 {
-	size_t n = c->nroots + c->nglobs, i, k, attempt;
-	struct pf_tfs_glob *g = calloc(n, sizeof(*g));
-	bool *hit = calloc(n, sizeof(*hit));
-	unsigned char *sel = NULL;
-	size_t *full = NULL, *rest = NULL, nfull = 0, nrest = 0;
-	long long t0;
-	int err = 0, ret = 1;
+	size_t i, k, attempt;
+	int err = 0;
 
-	if (!g || !hit) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		err = pf_tfs_glob_parse(&g[i], i < c->nroots ? c->roots[i] :
-					c->globs[i - c->nroots]);
-		if (err == -EINVAL) {
-			err = 0;
-			goto out;	/* not for this matcher: ret 1 */
-		}
-		if (err)
-			goto out;
-	}
-	/* Whole names apart, sorted; the others in their order. */
-	full = malloc(n * sizeof(*full));
-	rest = malloc(n * sizeof(*rest));
-	if (!full || !rest) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		if (g[i].type == PF_TFS_M_FULL && !g[i].has_mod)
-			full[nfull++] = i;
-		else
-			rest[nrest++] = i;
-	}
-	sort_globs = g;
-	qsort(full, nfull, sizeof(*full), cmp_full);
-	sort_globs = NULL;
-	/* Twice at most: a module may come or go in between. */
-	for (attempt = 0; attempt < 2 && ret == 1; attempt++) {
+	for (attempt = 0; attempt < 2; attempt++) {
 		struct numbuf nb = { 0 };
 		char *want = NULL, *got = NULL;
 		size_t wlen = 0, wcap = 0, glen, gcount;
+		const struct pf_tfs_avail *a;
 
-		err = avail_load(t);
-		if (err) {
-			err = 0;
-			goto out;	/* no such file: ret 1 */
-		}
-		free(sel);
-		sel = calloc(t->avail->n ? t->avail->n : 1, 1);
-		if (!sel) {
-			err = -ENOMEM;
-			goto out;
-		}
-		memset(hit, 0, n * sizeof(*hit));
-		t0 = tfs_us();
-		for (k = 0; k < t->avail->n; k++) {
-			const char *line = t->avail->line[k], *mod;
-			size_t len = strlen(line), nlen, mlen, lo, hi, j;
-			long last = -1;
-
-			if (!len || !strncmp(line, PF_TFS_INVALID,
-					     strlen(PF_TFS_INVALID)))
+		if (attempt)
+			match_run(m);
+		else
+			match_wait(m);
+		if (m->err == -ENOMEM)
+			return tfs_fail(t, -ENOMEM, "out of memory");
+		if (m->err)
+			return 1;	/* no such file */
+		a = m->avail;
+		for (i = c->nroots; i < m->n; i++) {
+			if (m->hit[i])
 				continue;
-			nlen = split_line(line, len, &mod, &mlen);
-			/* Whole names (thousands, learned): by halving. */
-			lo = 0;
-			hi = nfull;
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (cmp_name(&g[full[mid]], line, nlen) < 0)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			for (j = lo; j < nfull &&
-			     !cmp_name(&g[full[j]], line, nlen); j++) {
-				hit[full[j]] = true;
-				if ((long)full[j] > last)
-					last = (long)full[j];
-			}
-			/* The globs, in order: the last that matches decides. */
-			for (j = 0; j < nrest; j++) {
-				i = rest[j];
-				/* The usual "foo*": first byte first. */
-				if (!g[i].has_mod && g[i].len &&
-				    g[i].type == PF_TFS_M_FRONT &&
-				    g[i].search[0] != line[0])
-					continue;
-				if (glob_match_rec(&g[i], line, nlen, mod,
-						   mlen)) {
-					hit[i] = true;
-					if ((long)i > last)
-						last = (long)i;
-				}
-			}
-			if (last >= 0)
-				sel[k] = !g[last].clear;
+			if (m->g[i].has_mod)
+				return 1;	/* ftrace keeps it for the module */
+			if (!c->globs_optional)
+				return tfs_fail(t, PF_TFS_EGLOB,
+						"--functions: the kernel refuses '%s': no function it can trace matches it",
+						c->globs[i - c->nroots]);
 		}
-		tfs_time("matched", "the globs", t0);
-		for (i = c->nroots; i < n; i++) {
-			if (hit[i])
-				continue;
-			if (g[i].has_mod)
-				goto out;	/* cached for the module: ret 1 */
-			if (!c->globs_optional) {
-				err = tfs_fail(t, PF_TFS_EGLOB,
-					       "--functions: the kernel refuses '%s': no function it can trace matches it",
-					       c->globs[i - c->nroots]);
-				goto out;
-			}
-		}
-		for (k = 0; k < t->avail->n && !err; k++) {
+		for (k = 0; k < a->n && !err; k++) {
 			size_t l;
 
-			if (!sel[k])
+			if (!m->sel[k])
 				continue;
 			err = numbuf_add(&nb, k);
-			l = strlen(t->avail->line[k]) + 1;
+			l = strlen(a->line[k]) + 1;
 			if (!err && wcap - wlen <= l) {
 				char *nw;
 
@@ -1499,7 +1657,7 @@ static int filter_by_index(struct pf_tracefs *t, const struct pf_tfs_config *c)
 					want = nw;
 			}
 			if (!err) {
-				memcpy(want + wlen, t->avail->line[k], l - 1);
+				memcpy(want + wlen, a->line[k], l - 1);
 				want[wlen + l - 1] = '\n';
 				wlen += l;
 			}
@@ -1510,7 +1668,7 @@ static int filter_by_index(struct pf_tracefs *t, const struct pf_tfs_config *c)
 			/* An empty filter is every function: leave it to ftrace. */
 			free(nb.buf);
 			free(want);
-			goto out;
+			return 1;
 		}
 		if (!err)
 			err = tfs_write_entries(t, "set_ftrace_filter", nb.buf,
@@ -1519,33 +1677,23 @@ static int filter_by_index(struct pf_tracefs *t, const struct pf_tfs_config *c)
 		if (!err)
 			err = filter_functions(t, &got, &glen, &gcount);
 		if (!err && glen == wlen && (!wlen || !memcmp(got, want, wlen))) {
+			free(got);
+			free(want);
 			t->nfuncs = gcount;
 			t->by_index = true;
-			ret = 0;
+			return 0;
 		}
 		free(got);
 		free(want);
 		if (err == -ENOMEM)
-			goto out;
-		if (err)
-			err = 0;	/* refused: try the globs */
+			return tfs_fail(t, -ENOMEM, "out of memory");
+		err = 0;	/* refused, or not as meant: once more */
 	}
-out:
-	avail_drop(t);
-	free(full);
-	free(rest);
-	free(sel);
-	if (g)
-		for (i = 0; i < n; i++)
-			pf_tfs_glob_free(&g[i]);
-	free(g);
-	free(hit);
-	if (err && err != PF_TFS_EGLOB)
-		tfs_fail(t, err, "out of memory");
-	return err ? err : ret;
+	return 1;
 }
 
-static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c)
+static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c,
+			struct pf_tfs_match *m)
 {
 	char *got;
 	size_t len;
@@ -1560,9 +1708,11 @@ static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c)
 	err = touch(t, "set_ftrace_filter", NULL);
 	if (err)
 		return err;
-	err = filter_by_index(t, c);
-	if (err <= 0)
-		return err;
+	if (m) {
+		err = filter_by_index(t, c, m);
+		if (err <= 0)
+			return err;
+	}
 	err = filter_by_glob(t, c);
 	if (!err && !filter_functions(t, &got, &len, &t->nfuncs))
 		free(got);
@@ -1603,7 +1753,8 @@ static int setup_graph(struct pf_tracefs *t, const struct pf_tfs_config *c)
 	return 0;
 }
 
-int pf_tracefs_setup(struct pf_tracefs *t, const struct pf_tfs_config *c)
+static int setup(struct pf_tracefs *t, const struct pf_tfs_config *c,
+		 struct pf_tfs_match *m)
 {
 	static const char *const lists[] = {
 		"set_ftrace_notrace_pid", "set_event_pid",
@@ -1653,7 +1804,7 @@ int pf_tracefs_setup(struct pf_tracefs *t, const struct pf_tfs_config *c)
 	if (!err)
 		err = setup_graph(t, c);
 	if (!err)
-		err = setup_filter(t, c);
+		err = setup_filter(t, c, m);
 	if (!err)
 		err = setup_buffer(t, c->buffer_kb);
 	if (err)
@@ -1679,6 +1830,26 @@ int pf_tracefs_setup(struct pf_tracefs *t, const struct pf_tfs_config *c)
 	}
 	/* An empty trace (O_TRUNC). */
 	return tfs_write_list(t, "trace", NULL, 0, NULL);
+}
+
+int pf_tracefs_setup(struct pf_tracefs *t, const struct pf_tfs_config *c)
+{
+	struct pf_tfs_match *m = NULL;
+	int err;
+
+	if (!t->saved)
+		return tfs_fail(t, -EINVAL, "tracefs settings not saved");
+	/* available_filter_functions read meanwhile. */
+	if (c->nglobs) {
+		err = match_prepare(t, c, &m);
+		if (err)
+			return tfs_fail(t, err, "out of memory");
+		if (m)
+			match_start(m);
+	}
+	err = setup(t, c, m);
+	match_free(m);
+	return err;
 }
 
 int pf_tracefs_start(struct pf_tracefs *t)
@@ -1888,6 +2059,7 @@ static bool is_tracefs(const char *dir)
 int pf_tracefs_open(struct pf_tracefs *t, const char *root, const char *group)
 {
 	memset(t, 0, sizeof(*t));
+	t->numbers_min = PF_TFS_NUMBERS_MIN;
 	snprintf(t->group, sizeof(t->group), "%s", group);
 	if (root) {
 		snprintf(t->root, sizeof(t->root), "%s", root);

@@ -31,9 +31,11 @@
  *    glob costs a kallsyms lookup of every record: globs are matched
  *    here, as ftrace matches them (pf_tfs_glob_*), and the lines written
  *    as numbers, read again just before (a module's load or unload
- *    renumbers them), and the result read back and checked; restoring
- *    writes the saved functions as numbers too, so that of functions
- *    named alike exactly those that were set come back;
+ *    renumbers them: it is read while the settings before it are
+ *    written, and once more if the result, read back and checked, is not
+ *    what was meant); restoring writes the saved functions as numbers
+ *    too (from PF_TFS_NUMBERS_MIN of them), so that of functions named
+ *    alike exactly those that were set come back;
  *  - buffer_size_kb reads "X" when the CPUs' sizes differ (then the
  *    per_cpu/cpuN/buffer_size_kb files are what to restore), and
  *    "N (expanded: M)" before the ring buffer was first used: using it
@@ -54,6 +56,13 @@
 #endif
 
 #define PF_TFS_MAX_CPUS	8192
+
+/*
+ * Restoring set_ftrace_filter or set_ftrace_notrace by number costs a read
+ * of available_filter_functions, five to ten times ftrace's lookup of one
+ * name (measured on 6.1 in the VM): fewer functions go by name.
+ */
+#define PF_TFS_NUMBERS_MIN	8
 
 struct pf_tfs_avail;
 
@@ -100,6 +109,8 @@ struct pf_tracefs {
 	size_t nfuncs;		/* after setup: functions set_ftrace_filter
 				 * names (0: all, or not known) */
 	bool by_index;		/* after setup: they were written as numbers */
+	size_t numbers_min;	/* restore a function list by number from
+				 * this many functions on (tests: 1) */
 	struct pf_tfs_avail *avail;	/* available_filter_functions, while
 					 * in use */
 };

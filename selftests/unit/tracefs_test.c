@@ -476,6 +476,7 @@ FIXTURE_SETUP(tfs)
 	self->hooks.ctx = &self->f;
 	ASSERT_EQ(0, pf_tracefs_open(&self->t, self->f.root, "pktfilt"));
 	self->t.hooks = &self->hooks;
+	self->t.numbers_min = 1;	/* the fake's lists are short */
 	memset(&self->c, 0, sizeof(self->c));
 	self->c.idle_pid = 32768;
 	self->c.roots = roots4;
@@ -578,6 +579,19 @@ TEST_F(tfs, round_trip)
 	self->f.writes = 0;
 	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
 	EXPECT_EQ(0, self->f.writes);
+}
+
+/* A short list is restored by name: cheaper than reading the numbers. */
+TEST_F(tfs, restore_few_by_name)
+{
+	self->t.numbers_min = PF_TFS_NUMBERS_MIN;
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	self->f.log[0] = '\0';
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	EXPECT_NE(NULL, strstr(self->f.log,
+			       "set_ftrace_filter=ip_rcv;set_ftrace_filter=udp_rcv;set_ftrace_filter=veth_poll:mod:veth;set_ftrace_filter=foo*:mod:nfoo;"));
+	expect_user_state(_metadata, &self->f);
 }
 
 /* --functions: the handlers and the globs, matched here, by number. */

@@ -1532,17 +1532,6 @@ static int arm(struct trace_run *r)
 		return EXIT_RUNTIME;
 	}
 	r->tfs_open = true;
-	err = pf_tracefs_save(&r->tfs);
-	if (err) {
-		fprintf(stderr, "pktfilt: trace: %s\n", r->tfs.err);
-		return EXIT_RUNTIME;
-	}
-	r->lost_before = calloc(r->tfs.ncpus + 1, sizeof(uint64_t));
-	r->lost_after = calloc(r->tfs.ncpus + 1, sizeof(uint64_t));
-	if (!r->lost_before || !r->lost_after) {
-		fprintf(stderr, "pktfilt: trace: out of memory\n");
-		return EXIT_RUNTIME;
-	}
 
 	c.idle_pid = (pid_t)pid_max();
 	c.nroots = pf_trace_roots(&r->o.filter.spec, roots, 8);
@@ -1556,6 +1545,21 @@ static int arm(struct trace_run *r)
 			c.nglobs++;
 		c.globs_optional = true;
 	}
+	/* The functions are looked for while the settings are read. */
+	err = pf_tracefs_prefetch(&r->tfs, &c);
+	if (!err)
+		err = pf_tracefs_save(&r->tfs);
+	if (err) {
+		fprintf(stderr, "pktfilt: trace: %s\n", r->tfs.err);
+		return EXIT_RUNTIME;
+	}
+	r->lost_before = calloc(r->tfs.ncpus + 1, sizeof(uint64_t));
+	r->lost_after = calloc(r->tfs.ncpus + 1, sizeof(uint64_t));
+	if (!r->lost_before || !r->lost_after) {
+		fprintf(stderr, "pktfilt: trace: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+
 	c.buffer_kb = pf_trace_buffer_kb(r->o.filter.count, r->tfs.ncpus,
 					 mem_available_kb());
 	times_step("tracefs saved");

@@ -1834,22 +1834,38 @@ static int setup(struct pf_tracefs *t, const struct pf_tfs_config *c,
 
 int pf_tracefs_setup(struct pf_tracefs *t, const struct pf_tfs_config *c)
 {
-	struct pf_tfs_match *m = NULL;
+	struct pf_tfs_match *m;
 	int err;
 
 	if (!t->saved)
 		return tfs_fail(t, -EINVAL, "tracefs settings not saved");
-	/* available_filter_functions read meanwhile. */
-	if (c->nglobs) {
-		err = match_prepare(t, c, &m);
+	/* available_filter_functions read meanwhile, if not since prefetch. */
+	if (!t->match && c->nglobs) {
+		err = pf_tracefs_prefetch(t, c);
 		if (err)
-			return tfs_fail(t, err, "out of memory");
-		if (m)
-			match_start(m);
+			return err;
 	}
-	err = setup(t, c, m);
+	m = t->match;
+	t->match = NULL;
+	err = setup(t, c, c->nglobs ? m : NULL);
 	match_free(m);
 	return err;
+}
+
+int pf_tracefs_prefetch(struct pf_tracefs *t, const struct pf_tfs_config *c)
+{
+	int err;
+
+	match_free(t->match);
+	t->match = NULL;
+	if (!c->nglobs)
+		return 0;
+	err = match_prepare(t, c, &t->match);
+	if (err)
+		return tfs_fail(t, err, "out of memory");
+	if (t->match)
+		match_start(t->match);
+	return 0;
 }
 
 int pf_tracefs_start(struct pf_tracefs *t)
@@ -2096,6 +2112,8 @@ void pf_tracefs_close(struct pf_tracefs *t)
 	size_t i;
 
 	avail_drop(t);
+	match_free(t->match);
+	t->match = NULL;
 	for (i = 0; i < t->nset; i++) {
 		free(t->set[i].rel);
 		free(t->set[i].saved);

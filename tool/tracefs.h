@@ -65,6 +65,7 @@
 #define PF_TFS_NUMBERS_MIN	8
 
 struct pf_tfs_avail;
+struct pf_tfs_match;
 
 enum pf_tfs_kind {
 	PF_TFS_VALUE,		/* one value: "1", "nop", "2051" */
@@ -113,6 +114,7 @@ struct pf_tracefs {
 				 * this many functions on (tests: 1) */
 	struct pf_tfs_avail *avail;	/* available_filter_functions, while
 					 * in use */
+	struct pf_tfs_match *match;	/* pf_tracefs_prefetch()'s */
 };
 
 /* What pf_tracefs_setup() sets. */
@@ -146,6 +148,14 @@ int pf_tracefs_save(struct pf_tracefs *t);
  * pf_tracefs_restore(). PF_TFS_EGLOB: t->err names the glob.
  */
 int pf_tracefs_setup(struct pf_tracefs *t, const struct pf_tfs_config *c);
+
+/*
+ * Optional, before pf_tracefs_save(): start reading available_filter_functions
+ * and matching @c's roots and globs (pf_tracefs_setup() must get the same
+ * ones) in a thread of its own, for pf_tracefs_setup(), which otherwise
+ * starts it itself. Nothing is written.
+ */
+int pf_tracefs_prefetch(struct pf_tracefs *t, const struct pf_tfs_config *c);
 
 /* function_graph on, tracing on. */
 int pf_tracefs_start(struct pf_tracefs *t);

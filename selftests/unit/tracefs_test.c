@@ -613,6 +613,24 @@ TEST_F(tfs, functions)
 	expect_user_state(_metadata, &self->f);
 }
 
+/* Started before saving: the same result. */
+TEST_F(tfs, functions_prefetched)
+{
+	const char *const globs[] = { "ip_*", "nf_hook_slow", "veth_*:mod:veth" };
+
+	self->c.globs = globs;
+	self->c.nglobs = 3;
+	ASSERT_EQ(0, pf_tracefs_prefetch(&self->t, &self->c));
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_NE(NULL, strstr(self->f.log, "set_ftrace_filter=1 2 4 5 6 9 11 12 13;"));
+	EXPECT_EQ(1, self->t.by_index);
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	expect_user_state(_metadata, &self->f);
+	/* Never joined by a setup: closing waits for it. */
+	ASSERT_EQ(0, pf_tracefs_prefetch(&self->t, &self->c));
+}
+
 /* Without available_filter_functions: each entry its own write. */
 TEST_F(tfs, functions_by_name)
 {

@@ -14,6 +14,8 @@
 #                    the full counts
 # make bench         what pktfilt costs, against function_graph and bpftrace, in
 #                    the VM on 6.1 and 6.12: BENCHMARKS.md, bench.png
+# make bench-check   (make soak) icount bench vs selftests/vm/bench-reference;
+#                    make bench takes BENCH_MODE=icount|realtime BENCH_KERNELS=6.1
 # make demo          one packet's graph among background traffic, in the VM
 # make install       the module (into /lib/modules/KVER/extra) and the tool
 
@@ -46,11 +48,14 @@ check-debug:
 	PKTFILT_VM_TIMEOUT=$${PKTFILT_VM_TIMEOUT:-7200} PKTFILT_VM_MEM=$${PKTFILT_VM_MEM:-2048} \
 		selftests/check
 
+bench-check:
+	selftests/vm/bench-check
+
 demo:
 	selftests/vm/demo
 
 bench:
-	selftests/vm/bench
+	BENCH_MODE="$(BENCH_MODE)" BENCH_KERNELS="$(BENCH_KERNELS)" selftests/vm/bench
 	if [ -x selftests/host/reader-bench ]; then selftests/host/reader-bench; fi
 
 modules_install: module
@@ -69,4 +74,4 @@ clean:
 	$(MAKE) -C tool clean
 	$(MAKE) -C selftests/unit clean
 
-.PHONY: all module tool check soak check-debug bench demo modules_install install clean
+.PHONY: all module tool check soak check-debug bench bench-check demo modules_install install clean

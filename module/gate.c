@@ -281,6 +281,18 @@ static struct kprobe pf_tit_kp = {
 
 static bool pf_probes_registered;
 
+/*
+ * For the tests: the kretprobe's instances. Every trace_ignore_this_task()
+ * call on any CPU holds one while it runs (the entry handler then declines
+ * the calls that are not the gate's), so with 1 the gate's step 1 misses
+ * whenever another CPU is in a context switch: what a loaded machine with
+ * the default (2 per CPU, at least 10) does rarely. 0: the default.
+ */
+static int pf_test_gate_maxactive;
+module_param_named(test_gate_maxactive, pf_test_gate_maxactive, int, 0444);
+MODULE_PARM_DESC(test_gate_maxactive,
+		 "for tests: instances of the gate's return probe (0: the kernel's default); 1 makes it miss often");
+
 /* register_*() fill in the structs; a later registration needs them clean. */
 static void pf_probes_reset(void)
 {
@@ -291,6 +303,7 @@ static void pf_probes_reset(void)
 	memset(&pf_tit_krp.kp, 0, sizeof(pf_tit_krp.kp));
 	pf_tit_krp.kp.symbol_name = "trace_ignore_this_task";
 	pf_tit_krp.nmissed = 0;
+	pf_tit_krp.maxactive = 0;
 }
 
 /* Calls ftrace's sched_switch probe for @next with @mode set. */
@@ -434,6 +447,8 @@ int pf_gate_arm(struct netlink_ext_ack *extack)
 		ret = -EOPNOTSUPP;
 		goto unreg_kp;
 	}
+	if (pf_test_gate_maxactive > 0)
+		pf_tit_krp.maxactive = pf_test_gate_maxactive;
 	ret = register_kretprobe(&pf_tit_krp);
 	if (ret) {
 		NL_SET_ERR_MSG(extack,

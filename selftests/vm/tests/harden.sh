@@ -7,7 +7,7 @@
 #
 #	selftests/vm/run --kernel 6.12 -- sh selftests/vm/tests/harden.sh [CASE...]
 #
-# CASEs: bigcount perm slot watch ibt settle rmmodcount (default: all, in
+# CASEs: bigcount perm slot watch gatemiss ibt settle rmmodcount (default: all, in
 # this order: settle leaves the nop tracer on).
 # Knobs: SETTLE_ROUNDS (40), RMMOD_CYCLES (30).
 . /pktfilt/selftests/vm/lib.sh
@@ -277,6 +277,48 @@ slot_case() {
 		fail "slot: UDP delivered after both are gone"
 }
 
+# --- only traced packets are claimed and announced ----------------------------
+# The gate's return probe can miss (no free instance). The count was
+# claimed and the event and notification sent before that, so a packet
+# could be counted "traced" and announced with no graph. With
+# test_gate_maxactive=1 it misses whenever another CPU is switching tasks.
+gatemiss_case() {
+	insmod $PKTFILT_KO test_gate_maxactive=1 || { fail "gatemiss: insmod"; return; }
+	trace_start
+	echo 2 > $T/max_graph_depth
+	_kb=$(cat $T/buffer_size_kb)
+	echo 8192 > $T/buffer_size_kb
+	echo > $T/trace
+	n=300
+	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count $n ||
+		fail "gatemiss: set"
+	for cpu in 0 1; do
+		ip netns exec a taskset -c $cpu pfsend udp -q --src 10.9.0.1 \
+			--dst 10.9.0.2 --sport 400$cpu --dport 9000 --count 2000 &
+	done
+	wait
+	sleep 1
+	echo 0 > $T/tracing_on
+	cat $T/trace > /tmp/trace.txt
+	echo 1 > $T/tracing_on
+	traced=$(pf_stat traced) missed=$(pf_stat "gate missed")
+	events=$(trace_events | wc -l)
+	roots=$(trace_roots | grep -cx udp_rcv)
+	echo "# gatemiss: traced=$traced events=$events graphs=$roots gate_missed=$missed"
+	if [ "${missed:-0}" -gt 0 ]; then
+		ok "gatemiss: the gate's return probe missed ($missed times)"
+	else
+		fail "gatemiss: the gate's return probe missed" "no miss provoked: the test proves nothing"
+	fi
+	expect_eq "gatemiss: events and graphs equal the packets counted traced" \
+		"$events $roots" "$traced $traced"
+	pktfilt clear 2>/dev/null
+	echo 0 > $T/max_graph_depth
+	echo "$_kb" > $T/buffer_size_kb
+	trace_stop
+	rmmod pktfilt
+}
+
 # --- IBT: every indirect call lands on ENDBR64 --------------------------------
 # The module's indirect calls (listed at the top of gate.c, hooks.c,
 # watch.c and timing.c) and the module functions the kernel calls through
@@ -357,7 +399,7 @@ rmmodcount_case() {
 echo "kernel $(uname -r)"
 topo_setup
 kmemleak_baseline
-for c in ${*:-bigcount perm slot watch ibt settle rmmodcount}; do
+for c in ${*:-bigcount perm slot watch gatemiss ibt settle rmmodcount}; do
 	"${c}_case"
 done
 trace_teardown

@@ -87,6 +87,8 @@ trace_overrun() {
 # exact_diag: where an event has no graph after it on its CPU, the lines of
 # that CPU around it, and the per-CPU buffer statistics.
 exact_diag() {
+	# The module's own view: matched, not ready, gate missed, state.
+	pktfilt show | sed 's/^/# show: /'
 	awk '
 	match($0, /^ *[0-9]+\)/) {
 		cpu = substr($0, RSTART, RLENGTH) + 0

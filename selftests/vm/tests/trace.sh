@@ -511,6 +511,7 @@ tr_ready_case() {
 		tr_snap $TR/after
 		expect_eq "$name: exit status" "$rc" 0
 		expect_eq "$name: one graph" "$(grep -c '"complete":true' $TR/out)" 1
+		[ "$rc" = 0 ] || { sed 's/^/  err: /' $TR/err; head -c 600 $TR/out | sed 's/^/  out: /'; }
 		expect_eq "$name: one ready line" "$(grep -c '^pktfilt: tracing ' $TR/err)" 1
 		tr_expect "$name: says what, the scope, the count, how to stop" $TR/err \
 			'^pktfilt: tracing --proto udp --daddr 10\.9\.0\.2 --dport 9000 \((default scope|--functions), [0-9,]+ functions\); waiting for 1 packet for 120 s at most, Ctrl-C to stop$'

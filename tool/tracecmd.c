@@ -164,7 +164,7 @@ const char pf_trace_help[] =
 "        \"listening on\": what is traced, the scope and its number of\n"
 "        functions, how many packets it waits for, how to stop, e.g.\n"
 "            pktfilt: tracing --proto udp --dport 9000 (default scope,\n"
-"            1,523 functions); waiting for 1 packet, Ctrl-C to stop\n"
+"            3,079 functions); waiting for 1 packet, Ctrl-C to stop\n"
 "        A matching packet sent after that line is traced. -q: no line.\n"
 "\n"
 "        TRACEFS. trace uses /sys/kernel/tracing, else\n"

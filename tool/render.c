@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,89 @@ static const unsigned char json_plain[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,	/* DEL */
 };
+
+/*
+ * As snprintf(buf, 32, "%.1f" or "%.2f", v) for 0 <= v < 2^46 (not -0.0),
+ * the binary value rounded exactly, half to even, as glibc does; 0 for
+ * any other value (the caller falls back on snprintf()). Returns the
+ * length; @buf gets no NUL.
+ */
+static size_t fmt_fixed(char *buf, double v, unsigned int prec)
+{
+	const uint64_t scale = prec == 1 ? 10 : 100;
+	uint64_t bits, m, p, q = 0;
+	unsigned int sh, k;
+	int ex;
+	char d[24];
+	size_t i = sizeof(d), n;
+
+	memcpy(&bits, &v, sizeof(bits));
+	if ((bits >> 63) || !(v < 70368744177664.0) || (prec != 1 && prec != 2))
+		return 0;	/* negative, -0.0, NaN, too large */
+	ex = (int)((bits >> 52) & 0x7ff);
+	m = bits & ((1ULL << 52) - 1);
+	if (ex)
+		m |= 1ULL << 52;
+	/* v = m * 2^-sh, sh >= 7 here */
+	sh = ex ? (unsigned int)(1075 - ex) : 1074;
+	p = m * scale;		/* < 2^60 */
+	if (sh < 64) {
+		uint64_t r = p & ((1ULL << sh) - 1), half = 1ULL << (sh - 1);
+
+		q = p >> sh;
+		if (r > half || (r == half && (q & 1)))
+			q++;
+	}
+	for (k = 0; k < prec || q; k++) {
+		d[--i] = (char)('0' + q % 10);
+		q /= 10;
+		if (k + 1 == prec)
+			d[--i] = '.';
+	}
+	if (d[i] == '.')
+		d[--i] = '0';
+	n = sizeof(d) - i;
+	memcpy(buf, d + i, n);
+	return n;
+}
+
+/* As printf("%.1f") or ("%.2f") */
+static void ob_fixed(struct pf_obuf *b, double v, unsigned int prec)
+{
+	char buf[400];	/* "%.2f" of DBL_MAX: 312 bytes */
+	size_t n = fmt_fixed(buf, v, prec);
+
+	if (!n) {
+		int k = snprintf(buf, sizeof(buf), "%.*f", (int)prec, v);
+
+		if (k < 0)
+			return;
+		n = (size_t)k < sizeof(buf) ? (size_t)k : sizeof(buf) - 1;
+	}
+	ob_put(b, buf, n);
+}
+
+/* As fprintf() */
+static void ob_printf(struct pf_obuf *b, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(buf)) {
+		ob_put(b, buf, (size_t)n);
+		return;
+	}
+	ob_flush(b);
+	va_start(ap, fmt);
+	vfprintf(b->out, fmt, ap);
+	va_end(ap);
+}
 
 /* A JSON string; invalid UTF-8 becomes U+FFFD. */
 static void json_str(struct pf_obuf *b, const char *str)
@@ -672,47 +756,84 @@ static void folded_free(struct pf_folded *f)
 #define SVG_GAP		24.0	/* between packets */
 #define SVG_TOP		34.0	/* the title */
 
-/* XML text: markup characters escaped, controls and bad UTF-8 made '?'. */
-static void xml_str(FILE *out, const char *str, size_t max)
+/* The bytes XML text holds as they are: printable ASCII but & < > " ' */
+static const unsigned char xml_plain[256] = {
+	[0x20] = 1, 1, 0, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,	/* " & ' */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1,	/* < > */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,	/* DEL */
+};
+
+/*
+ * XML text: markup characters escaped, controls and bad UTF-8 made '?';
+ * @max characters at most (a UTF-8 sequence or a bad byte is one).
+ */
+static void xml_str(struct pf_obuf *b, const char *str, size_t max)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), len, chars = 0;
 
 	while (n && chars < max) {
+		size_t run = 0;
+
+		/* Plain ASCII goes out in one piece. */
+		while (run < n && run < max - chars && xml_plain[s[run]])
+			run++;
+		if (run) {
+			ob_put(b, s, run);
+			s += run;
+			n -= run;
+			chars += run;
+			continue;
+		}
 		len = 1;
 		switch (*s) {
 		case '&':
-			fputs("&amp;", out);
+			ob_lit(b, "&amp;");
 			break;
 		case '<':
-			fputs("&lt;", out);
+			ob_lit(b, "&lt;");
 			break;
 		case '>':
-			fputs("&gt;", out);
+			ob_lit(b, "&gt;");
 			break;
 		case '"':
-			fputs("&quot;", out);
+			ob_lit(b, "&quot;");
 			break;
 		case '\'':
-			fputs("&apos;", out);
+			ob_lit(b, "&apos;");
 			break;
 		default:
 			if (*s < 0x20 || *s == 0x7f) {
-				fputc('?', out);
+				ob_char(b, '?');
 				break;
 			}
 			len = utf8_len(s, n);
 			if (!len) {
-				fputc('?', out);
+				ob_char(b, '?');
 				len = 1;
 				break;
 			}
-			fwrite(s, 1, len, out);
+			ob_put(b, s, len);
 		}
 		s += len;
 		n -= len;
 		chars++;
 	}
+}
+
+/* "6537.750 us" */
+static void ob_us(struct pf_obuf *b, uint64_t ns)
+{
+	char frac[3] = { (char)('0' + ns % 1000 / 100),
+			 (char)('0' + ns % 100 / 10), (char)('0' + ns % 10) };
+
+	ob_u64(b, ns / 1000, false);
+	ob_char(b, '.');
+	ob_put(b, frac, sizeof(frac));
+	ob_lit(b, " us");
 }
 
 /* Characters in @s, counting a UTF-8 sequence (or a bad byte) as one. */
@@ -762,41 +883,56 @@ struct pf_svg {
 	double scale;		/* pixels per ns */
 	double top;		/* y of the root's row */
 	uint64_t total;		/* the root's duration */
+	struct pf_obuf ob;	/* to out, flushed after each packet */
 };
 
 static void svg_node(struct pf_svg *g, const struct pf_node *node,
 		     double x, double width, unsigned int depth)
 {
-	FILE *out = g->out;
+	struct pf_obuf *b = &g->ob;
 	uint32_t h = name_hash(node->func);
 	double y = g->top + depth * SVG_ROW, cx = x, end = x + width;
 	size_t i, fit, len;
 
-	fprintf(out, "<g><title>");
-	xml_str(out, node->func, SIZE_MAX);
-	fprintf(out, " (");
-	print_us(out, node->duration_ns);
-	fprintf(out, ", %.2f%%)</title>",
-		g->total ? 100.0 * (double)node->duration_ns / (double)g->total
-			 : 100.0);
-	fprintf(out,
-		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"rgb(%u,%u,%u)\"/>",
-		x, y, width, SVG_ROW - 1, 205 + h % 50, (h >> 8) % 230,
-		(h >> 16) % 55);
+	ob_lit(b, "<g><title>");
+	xml_str(b, node->func, SIZE_MAX);
+	ob_lit(b, " (");
+	ob_us(b, node->duration_ns);
+	ob_lit(b, ", ");
+	ob_fixed(b, g->total ? 100.0 * (double)node->duration_ns /
+			       (double)g->total : 100.0, 2);
+	ob_lit(b, "%)</title><rect x=\"");
+	ob_fixed(b, x, 2);
+	ob_lit(b, "\" y=\"");
+	ob_fixed(b, y, 1);
+	ob_lit(b, "\" width=\"");
+	ob_fixed(b, width, 2);
+	ob_lit(b, "\" height=\"");
+	ob_fixed(b, SVG_ROW - 1, 1);
+	ob_lit(b, "\" fill=\"rgb(");
+	ob_u64(b, 205 + h % 50, false);
+	ob_char(b, ',');
+	ob_u64(b, (h >> 8) % 230, false);
+	ob_char(b, ',');
+	ob_u64(b, (h >> 16) % 55, false);
+	ob_lit(b, ")\"/>");
 	fit = width > 6 ? (size_t)((width - 6) / SVG_CHAR) : 0;
 	len = text_chars(node->func);
 	if (fit >= 3) {
-		fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3,
-			y + SVG_ROW - 4);
+		ob_lit(b, "<text x=\"");
+		ob_fixed(b, x + 3, 2);
+		ob_lit(b, "\" y=\"");
+		ob_fixed(b, y + SVG_ROW - 4, 1);
+		ob_lit(b, "\">");
 		if (len <= fit) {
-			xml_str(out, node->func, SIZE_MAX);
+			xml_str(b, node->func, SIZE_MAX);
 		} else {
-			xml_str(out, node->func, fit - 2);
-			fputs("..", out);
+			xml_str(b, node->func, fit - 2);
+			ob_lit(b, "..");
 		}
-		fputs("</text>", out);
+		ob_lit(b, "</text>");
 	}
-	fputs("</g>\n", out);
+	ob_lit(b, "</g>\n");
 
 	for (i = 0; i < node->nchildren; i++) {
 		const struct pf_node *c = node->children[i];
@@ -814,12 +950,13 @@ static void svg_node(struct pf_svg *g, const struct pf_node *node,
 static void svg_packet(struct pf_svg *g, const struct pf_packet *pkt)
 {
 	const double width = SVG_WIDTH - 2 * SVG_MARGIN;
-	FILE *out = g->out;
+	struct pf_obuf *b = &g->ob;
 	uint64_t total = pkt->graph->duration_ns;
 	unsigned int depth = tree_depth(pkt->graph);
 
-	fprintf(out, "<text class=\"packet\" x=\"%.0f\" y=\"%.0f\">",
-		SVG_MARGIN, g->top + 15);
+	b->out = g->out;
+	ob_printf(b, "<text class=\"packet\" x=\"%.0f\" y=\"%.0f\">",
+		  SVG_MARGIN, g->top + 15);
 	{
 		/* The tuple is plain ASCII, but it came from a file. */
 		char *buf = NULL;
@@ -832,17 +969,18 @@ static void svg_packet(struct pf_svg *g, const struct pf_packet *pkt)
 			fputs(", ", m);
 			print_us(m, total);
 			fclose(m);
-			xml_str(out, buf, SIZE_MAX);
+			xml_str(b, buf, SIZE_MAX);
 		}
 		free(buf);
 	}
-	fputs("</text>\n", out);
+	ob_lit(b, "</text>\n");
 	g->top += SVG_HEADER;
 	g->total = total;
 	g->scale = total ? width / (double)total : 0;
-	fprintf(out, "<g class=\"packet\">\n");
+	ob_lit(b, "<g class=\"packet\">\n");
 	svg_node(g, pkt->graph, SVG_MARGIN, width, 0);
-	fprintf(out, "</g>\n");
+	ob_lit(b, "</g>\n");
+	ob_flush(b);
 	g->top += depth * SVG_ROW + SVG_GAP;
 }
 

@@ -35,6 +35,18 @@ out_lacks() {
 # Packets IP delivered in namespace b (Ip: InDelivers).
 b_delivered() { ip netns exec b awk '/^Ip: [0-9]/ { print $10 }' /proc/net/snmp; }
 
+# expect_udp_delivered NAME: 10 UDP packets from a reach b's IP layer.
+expect_udp_delivered() {
+	_d0=$(b_delivered)
+	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \
+		--sport 4000 --dport 9001 --count 10 > /dev/null
+	if [ "$(b_delivered)" -gt "$_d0" ]; then
+		ok "$1"
+	else
+		fail "$1" "InDelivers did not grow"
+	fi
+}
+
 # remaining: the "remaining:" of pktfilt show.
 remaining() { pktfilt show | sed -n 's/^remaining: *//p'; }
 
@@ -244,11 +256,7 @@ slot_case() {
 	fi
 	ok "slot: rmmod refused while another module may call pktfilt's code"
 	# Traffic through both wrappers, nothing armed: delivered.
-	d0=$(b_delivered)
-	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \
-		--sport 4000 --dport 9001 --count 10 > /dev/null
-	[ "$(b_delivered)" -gt "$d0" ] && ok "slot: UDP still delivered through both" ||
-		fail "slot: UDP still delivered through both"
+	expect_udp_delivered "slot: UDP still delivered through both"
 	if out=$(pktfilt set --proto udp --dport 9000 2>&1); then
 		fail "slot: re-arming does not wrap the other module's copy" "armed: $out"
 		pktfilt clear
@@ -270,11 +278,7 @@ slot_case() {
 		fail "slot: rmmod once the slot is the kernel's again"
 	fi
 	# Through the kernel's own handler again.
-	d0=$(b_delivered)
-	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \
-		--sport 4000 --dport 9001 --count 10 > /dev/null
-	[ "$(b_delivered)" -gt "$d0" ] && ok "slot: UDP delivered after both are gone" ||
-		fail "slot: UDP delivered after both are gone"
+	expect_udp_delivered "slot: UDP delivered after both are gone"
 }
 
 # --- only traced packets are claimed and announced ----------------------------

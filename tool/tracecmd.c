@@ -1053,24 +1053,6 @@ static int on_collect(void *arg, const struct pf_packet *pkt)
 	return 0;
 }
 
-/* write(2)s all of @buf to @fd. 0 or -errno. */
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (!w)
-			return -EIO;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The chunks the trace is read in: memory does not grow with the trace. */
 #define PF_READ_CHUNK	(1U << 16)
 
@@ -1096,7 +1078,7 @@ static int read_chunks(int fd, int copy, struct pf_fgraph *p, bool *reading)
 			return 0;
 		*reading = false;
 		if (copy >= 0) {
-			err = write_all(copy, buf, (size_t)n);
+			err = pf_write_full(copy, buf, (size_t)n);
 			if (err)
 				return err;
 		}

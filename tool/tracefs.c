@@ -173,7 +173,7 @@ int pf_tfs_find(const struct pf_tracefs *t, const char *rel)
 }
 
 /* write(2)s all of @buf to @fd, as often as it takes. 0 or -errno. */
-static int write_full(int fd, const char *buf, size_t len)
+int pf_write_full(int fd, const char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -195,7 +195,7 @@ static int write_full(int fd, const char *buf, size_t len)
  * Opens @rel with O_TRUNC (which empties the function and PID lists, and
  * the trace), writes @block if not NULL (numbers of functions separated by
  * blanks: the kernel takes one each write(2) and says how much it took, so
- * the loop of write_full() hands it the rest), then each of @items
+ * the loop of pf_write_full() hands it the rest), then each of @items
  * followed by a newline, each with its own write(2): the kernel takes one
  * function per write and gives up at the first it refuses. Goes on past
  * refusals; failed[i] tells which (if @failed). Returns 0, or the first
@@ -223,7 +223,7 @@ static int tfs_write_entries(struct pf_tracefs *t, const char *rel,
 		err = t->hooks && t->hooks->write ?
 		      t->hooks->write(t->hooks->ctx, rel, block, blen) : 0;
 		if (!err)
-			err = write_full(fd, block, blen);
+			err = pf_write_full(fd, block, blen);
 		if (err) {
 			first = err;
 			tfs_fail(t, err, "writing function numbers to %s: %s",
@@ -245,7 +245,7 @@ static int tfs_write_entries(struct pf_tracefs *t, const char *rel,
 			err = t->hooks && t->hooks->write ?
 			      t->hooks->write(t->hooks->ctx, rel, line, len) : 0;
 			if (!err)
-				err = write_full(fd, line, len);
+				err = pf_write_full(fd, line, len);
 			free(line);
 		}
 		if (err) {

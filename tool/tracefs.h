@@ -231,4 +231,7 @@ void pf_tfs_glob_free(struct pf_tfs_glob *g);
  */
 bool pf_tfs_glob_match(const struct pf_tfs_glob *g, const char *line);
 
+/* write(2)s all of @buf to @fd, as often as it takes. 0 or -errno. */
+int pf_write_full(int fd, const char *buf, size_t len);
+
 #endif /* PKTFILT_TRACEFS_H */

@@ -35,6 +35,18 @@ out_lacks() {
 # Packets IP delivered in namespace b (Ip: InDelivers).
 b_delivered() { ip netns exec b awk '/^Ip: [0-9]/ { print $10 }' /proc/net/snmp; }
 
+# listen_while_sending CMD...: runs CMD --listen-ms 3000 (a pfjoin) while 5
+# matching packets are sent, and prints its output.
+listen_while_sending() {
+	"$@" --listen-ms 3000 > /tmp/pfjoin.out 2>&1 &
+	_jpid=$!
+	sleep 1
+	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \
+		--sport 4000 --dport 9000 --count 5 > /dev/null
+	wait $_jpid
+	cat /tmp/pfjoin.out
+}
+
 # expect_udp_delivered NAME: 10 UDP packets from a reach b's IP layer.
 expect_udp_delivered() {
 	_d0=$(b_delivered)
@@ -111,24 +123,12 @@ perm_case() {
 		"join: Operation not permitted" "$out"
 	# Joined in its own netns (allowed there), it still hears nothing of
 	# the host's packets: notifications go to the initial netns only.
-	unshare -Urn pfjoin --listen-ms 3000 > /tmp/pfjoin.out 2>&1 &
-	jpid=$!
-	sleep 1
-	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \
-		--sport 4000 --dport 9000 --count 5 > /dev/null
-	wait $jpid
 	out_has "perm: a container's root, joined in its own netns, gets no packet" \
-		"joined, 0 notifications" "$(cat /tmp/pfjoin.out)"
+		"joined, 0 notifications" "$(listen_while_sending unshare -Urn pfjoin)"
 	# The same for root in the initial netns: it hears them (the test
 	# above can fail).
-	pfjoin --listen-ms 3000 > /tmp/pfjoin.out 2>&1 &
-	jpid=$!
-	sleep 1
-	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \
-		--sport 4000 --dport 9000 --count 5 > /dev/null
-	wait $jpid
 	out_has "perm: root in the initial netns gets the 5 packets" \
-		"joined, 5 notifications" "$(cat /tmp/pfjoin.out)"
+		"joined, 5 notifications" "$(listen_while_sending pfjoin)"
 
 	out=$($UNPRIV pktfilt show 2>&1)
 	out_has "perm: unprivileged show: the state" "state:       armed" "$out"

@@ -26,13 +26,20 @@
  * predicates.
  *
  * PACKET notifications carry SEQ, CPU, PROTO, SADDR4/6, DADDR4/6, SPORT and
- * DPORT (0 for ICMP), IFINDEX, NETNS and MARK of each traced packet.
+ * DPORT (0 for ICMP), IFINDEX, NETNS and MARK of each traced graph, and
+ * (version 2) its STAGE and PACKET_ID: one packet traced at several stages
+ * (sent, then received in another namespace; received, then forwarded)
+ * gives one notification per graph, all with the same PACKET_ID.
  */
 #ifndef _UAPI_PKTFILT_H
 #define _UAPI_PKTFILT_H
 
 #define PKTFILT_GENL_NAME	"pktfilt"
-#define PKTFILT_GENL_VERSION	1
+/*
+ * 2: stages (PKTFILT_A_STAGES) and packet ids. A SET without STAGES traces
+ * at PKTFILT_STAGE_L4 only, as version 1 did.
+ */
+#define PKTFILT_GENL_VERSION	2
 #define PKTFILT_MCGRP_EVENTS	"events"
 
 enum pktfilt_cmd {
@@ -52,6 +59,28 @@ enum pktfilt_cmd {
 #define PKTFILT_PROTO_TCP	6
 #define PKTFILT_PROTO_UDP	17
 #define PKTFILT_PROTO_ICMPV6	58
+
+/*
+ * Where a packet is traced (PKTFILT_A_STAGE; bit 1 << stage in
+ * PKTFILT_A_STAGES):
+ *  L4: the IP protocol handler only (tcp_v4_rcv(), udp_rcv(), ...);
+ *  RX: IP receive from the protocol dispatch on (ip_rcv(), ipv6_rcv()):
+ *      netfilter, routing, local delivery to the socket or forwarding and
+ *      the output to the next device;
+ *  TX: a locally generated packet from the IP output (ip_local_out(),
+ *      ip6_local_out(): netfilter OUTPUT and POSTROUTING, neighbours, the
+ *      qdisc) to the driver's transmit.
+ */
+enum pktfilt_stage {
+	PKTFILT_STAGE_L4,
+	PKTFILT_STAGE_RX,
+	PKTFILT_STAGE_TX,
+
+	__PKTFILT_STAGE_MAX,
+	PKTFILT_STAGE_MAX = __PKTFILT_STAGE_MAX - 1
+};
+
+#define PKTFILT_STAGES_ALL	((1U << __PKTFILT_STAGE_MAX) - 1)
 
 /* Bits of PKTFILT_A_FLAGS (SET). */
 /*
@@ -109,6 +138,11 @@ enum pktfilt_attr {
 	/* GET, STATS replies: a condition of the module's, if any. */
 	PKTFILT_A_PROBLEM,	/* string: why it cannot arm, or why it is pinned */
 
+	/* Version 2. */
+	PKTFILT_A_STAGES,	/* u32, bits 1 << PKTFILT_STAGE_* (SET, GET) */
+	PKTFILT_A_STAGE,	/* u8, PKTFILT_STAGE_* of a traced graph */
+	PKTFILT_A_PACKET_ID,	/* u64, the same for every graph of a packet */
+
 	__PKTFILT_A_MAX,
 	PKTFILT_A_MAX = __PKTFILT_A_MAX - 1
 };
@@ -124,6 +158,10 @@ enum pktfilt_stat {
 	PKTFILT_STAT_EXHAUSTED,	/* u64 matched after the count was used up */
 	/* u64 matched, not traced: the gate's return probe missed */
 	PKTFILT_STAT_GATE_MISSED,
+	/* u64 graphs of packets followed from an earlier stage (version 2) */
+	PKTFILT_STAT_FOLLOWED,
+	/* u64 traced packets freed with a drop reason (version 2) */
+	PKTFILT_STAT_DROPPED,
 
 	__PKTFILT_STAT_MAX,
 	PKTFILT_STAT_MAX = __PKTFILT_STAT_MAX - 1

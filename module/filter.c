@@ -30,7 +30,15 @@ static const char *pf_reason = "";
 /* The filter whose count ran out; disarmed from process context. */
 static atomic_t pf_exhausted_id = ATOMIC_INIT(0);
 static void pf_exhausted_work_fn(struct work_struct *work);
-static DECLARE_WORK(pf_exhausted_work, pf_exhausted_work_fn);
+static DECLARE_DELAYED_WORK(pf_exhausted_work, pf_exhausted_work_fn);
+/*
+ * After the count ran out, how long the filter stays armed for the later
+ * stages of the packets it traced (a ping's receive after its send), in
+ * steps of PF_EXHAUSTED_STEP: until they were freed, or this much later.
+ */
+#define PF_EXHAUSTED_STEP	msecs_to_jiffies(20)
+#define PF_EXHAUSTED_WAIT	msecs_to_jiffies(2000)
+static unsigned long pf_exhausted_since;
 
 /* The filter tracefs changed under; disarmed from process context. */
 static void pf_stale_work_fn(struct work_struct *work);
@@ -39,9 +47,11 @@ static void pf_stale_irq_work_fn(struct irq_work *work);
 static DEFINE_IRQ_WORK(pf_stale_irq_work, pf_stale_irq_work_fn);
 
 /*
- * Decides for one packet that pf_rcv_filter() let through, before its
- * handler runs. Returns true if the gate is open and pf_rcv_end() must
- * close it after the handler.
+ * Decides for one packet at one stage's hook, before the stage's code runs.
+ * Returns true if the gate is open and pf_rcv_end() must close it after.
+ * @pkt->key is filled in; @pkt->id is the packet's id if it was followed
+ * from an earlier stage (then the predicates are not asked again, and no
+ * count is claimed: --count counts packets).
  *
  * Only a packet that is traced is claimed from the count and announced:
  * the gate is prepared first (pf_gate_prepare(), the one step that can
@@ -50,23 +60,24 @@ static DEFINE_IRQ_WORK(pf_stale_irq_work, pf_stale_irq_work_fn);
  * miss here (pf_gate_prepare() checked the context). So "traced" equals
  * the graphs recorded and --count N is exact by construction.
  */
-bool notrace pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb,
-			  enum pf_slot slot)
+bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 {
-	struct pf_key key;
 	u64 seq;
 
-	if (!pf_key_from_skb(skb, slot, &key) || !pf_match(&f->spec, &key))
-		return false;
-	this_cpu_inc(pf_stats.matched);
+	if (!pkt->id) {
+		if (!pf_match(&f->spec, &pkt->key))
+			return false;
+		this_cpu_inc(pf_stats.matched);
+	}
 
+	/* Inside another stage's graph on this CPU: part of that graph. */
 	if (pf_gate_is_open())
 		return false;
 	if (READ_ONCE(f->stale) || !pf_gate_ready()) {
 		this_cpu_inc(pf_stats.not_ready);
 		return false;
 	}
-	if (f->count && atomic64_read(&f->remaining) <= 0) {
+	if (!pkt->id && f->count && atomic64_read(&f->remaining) <= 0) {
 		this_cpu_inc(pf_stats.exhausted);
 		return false;
 	}
@@ -74,24 +85,32 @@ bool notrace pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb,
 		this_cpu_inc(pf_stats.gate_missed);
 		return false;
 	}
-	if (f->count) {
-		/* Exactly count claims succeed, whatever the CPUs race. */
-		s64 left = atomic64_dec_if_positive(&f->remaining);
+	if (!pkt->id) {
+		s64 left = 1;
 
-		if (left < 0) {
-			this_cpu_inc(pf_stats.exhausted);
-			return false;
+		/* Exactly count claims succeed, whatever the CPUs race. */
+		if (f->count) {
+			left = atomic64_dec_if_positive(&f->remaining);
+			if (left < 0) {
+				this_cpu_inc(pf_stats.exhausted);
+				return false;
+			}
 		}
+		/* Known before the last claim's disarm can look for it. */
+		pkt->id = pf_follow_add(pkt->skb, pkt->fp, f->id);
 		if (!left) {
 			atomic_set(&pf_exhausted_id, f->id);
-			schedule_work(&pf_exhausted_work);
+			schedule_delayed_work(&pf_exhausted_work, 0);
 		}
+	} else {
+		this_cpu_inc(pf_stats.followed);
 	}
 
 	/* Event first: nothing of pktfilt's own must land inside the graph. */
 	seq = atomic64_inc_return(&pf_seq);
-	trace_pktfilt_packet(&key, seq, smp_processor_id());
-	pf_genl_notify_packet(&key, seq);
+	trace_pktfilt_packet(&pkt->key, seq, smp_processor_id(), pkt->stage,
+			     pkt->id, pkt->root);
+	pf_genl_notify_packet(&pkt->key, seq, pkt->stage, pkt->id);
 
 	if (!pf_gate_open()) {
 		/* Cannot happen: see pf_gate_open(). Counted, never hidden. */
@@ -100,6 +119,44 @@ bool notrace pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb,
 	}
 	this_cpu_inc(pf_stats.traced);
 	return true;
+}
+
+/*
+ * The L4 stage: a packet that pf_rcv_filter() let through, at the protocol
+ * handler of @slot.
+ */
+bool notrace pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb,
+			  enum pf_slot slot)
+{
+	struct pf_pkt pkt = {
+		.skb = skb,
+		.stage = PKTFILT_STAGE_L4,
+		.root = (u8)slot,	/* enum pf_root starts with the slots */
+	};
+	u8 family = pf_slot_family(slot);
+
+	if (atomic_read(&pf_follow_n))
+		pkt.id = pf_follow_find(skb, family, f->id);
+	if (!pkt.id && pf_key_quick_reject(&f->quick, skb, slot))
+		return false;
+	if (!pf_key_from_skb(skb, slot, &pkt.key))
+		return false;
+	pkt.fp = pf_key_fingerprint(skb, family);
+	return pf_begin(f, &pkt);
+}
+
+/*
+ * The armed filter if it traces at @stage, or NULL. Under RCU (the hooks
+ * run under the network stack's).
+ */
+struct pf_filter *notrace pf_stage_filter(enum pktfilt_stage stage)
+{
+	struct pf_filter *f = rcu_dereference(pf_active);
+
+	if (!f || !(f->stages & BIT(stage)))
+		return NULL;
+	this_cpu_inc(pf_stats.seen);
+	return f;
 }
 
 void notrace pf_rcv_end(void)
@@ -148,7 +205,11 @@ static void pf_disarm_locked(const char *reason)
 	old = rcu_replace_pointer(pf_active, NULL, lockdep_is_held(&pf_lock));
 	/* synchronize_net() inside: no hook is running after this. */
 	pf_hooks_remove(PF_SLOTS_ALL);
+	pf_rx_remove();
+	pf_tx_remove();
+	pf_follow_disarm();
 	pf_gate_disarm();
+	pf_exhausted_since = 0;
 	if (old) {
 		pf_reason = reason;
 		/* Whatever pf_hooks_remove() waited for: no reader is left. */
@@ -184,9 +245,18 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 	ret = pf_gate_arm(extack);
 	if (ret)
 		goto err;
-	f->slots = pf_spec_slots(&f->spec);
+	f->slots = 0;
+	if (f->stages & BIT(PKTFILT_STAGE_L4))
+		f->slots = pf_spec_slots(&f->spec);
+	f->family = f->spec.saddr.family ?: f->spec.daddr.family;
 	pf_quick_init(&f->quick, &f->spec);
-	ret = pf_hooks_install(f->slots, extack);
+	ret = pf_follow_arm(extack);
+	if (!ret && f->slots)
+		ret = pf_hooks_install(f->slots, extack);
+	if (!ret && (f->stages & BIT(PKTFILT_STAGE_RX)))
+		ret = pf_rx_install(extack);
+	if (!ret && (f->stages & BIT(PKTFILT_STAGE_TX)))
+		ret = pf_tx_install(extack);
 	if (ret) {
 		if (!old)
 			pf_disarm_locked(NULL);
@@ -201,6 +271,11 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 	extra = pf_hooks_installed() & ~f->slots;
 	if (extra)
 		pf_hooks_remove(extra);
+	if (!(f->stages & BIT(PKTFILT_STAGE_RX)))
+		pf_rx_remove();
+	if (!(f->stages & BIT(PKTFILT_STAGE_TX)))
+		pf_tx_remove();
+	pf_exhausted_since = 0;
 	mutex_unlock(&pf_lock);
 	if (old)
 		kfree_rcu(old, rcu);
@@ -282,12 +357,22 @@ static void pf_stale_work_fn(struct work_struct *work)
 static void pf_exhausted_work_fn(struct work_struct *work)
 {
 	struct pf_filter *f;
+	u32 id = (u32)atomic_read(&pf_exhausted_id);
 
 	mutex_lock(&pf_lock);
 	f = rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
-	if (f && f->count && f->id == (u32)atomic_read(&pf_exhausted_id) &&
-	    !atomic64_read(&f->remaining))
-		pf_disarm_locked("count reached: all packets traced");
+	if (f && f->count && f->id == id && !atomic64_read(&f->remaining)) {
+		/* Its packets' later stages first, for a while. */
+		if (!pf_exhausted_since)
+			pf_exhausted_since = jiffies;
+		if (pf_follow_pending(f->id) &&
+		    time_before(jiffies, pf_exhausted_since + PF_EXHAUSTED_WAIT)) {
+			schedule_delayed_work(&pf_exhausted_work,
+					      PF_EXHAUSTED_STEP);
+		} else {
+			pf_disarm_locked("count reached: all packets traced");
+		}
+	}
 	mutex_unlock(&pf_lock);
 }
 
@@ -302,6 +387,9 @@ const char *pf_filter_problem_locked(void)
 	const char *pinned = pf_hooks_problem();
 
 	lockdep_assert_held(&pf_lock);
+	if (*pinned)
+		return pinned;
+	pinned = pf_rx_problem();
 	if (*pinned)
 		return pinned;
 	return pf_watch_missing() ?: "";
@@ -327,6 +415,8 @@ void pf_filter_stats(struct pf_stats *sum)
 		sum->not_ready += READ_ONCE(s->not_ready);
 		sum->exhausted += READ_ONCE(s->exhausted);
 		sum->gate_missed += READ_ONCE(s->gate_missed);
+		sum->followed += READ_ONCE(s->followed);
+		sum->dropped += READ_ONCE(s->dropped);
 	}
 }
 
@@ -341,7 +431,7 @@ void pf_filter_exit(void)
 	pf_filter_clear("module unloaded");
 	irq_work_sync(&pf_stale_irq_work);
 	cancel_work_sync(&pf_stale_work);
-	cancel_work_sync(&pf_exhausted_work);
+	cancel_delayed_work_sync(&pf_exhausted_work);
 	/* Wait for kfree_rcu() of replaced filters before the code goes. */
 	rcu_barrier();
 }

@@ -53,6 +53,7 @@ static const struct nla_policy pf_set_policy[PKTFILT_A_MAX + 1] = {
 	[PKTFILT_A_MARK_MASK]	= { .type = NLA_U32 },
 	[PKTFILT_A_COUNT]	= { .type = NLA_U32 },
 	[PKTFILT_A_FLAGS]	= NLA_POLICY_MASK(NLA_U32, PKTFILT_F_ALL),
+	[PKTFILT_A_STAGES]	= NLA_POLICY_MASK(NLA_U32, PKTFILT_STAGES_ALL),
 };
 
 static struct genl_family pf_family;
@@ -196,6 +197,17 @@ static int pf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 	}
 	f->count = tb[PKTFILT_A_COUNT] ? nla_get_u32(tb[PKTFILT_A_COUNT]) : 1;
 	f->flags = tb[PKTFILT_A_FLAGS] ? nla_get_u32(tb[PKTFILT_A_FLAGS]) : 0;
+	/* Version 1 knew only the protocol handlers. */
+	f->stages = BIT(PKTFILT_STAGE_L4);
+	if (tb[PKTFILT_A_STAGES]) {
+		f->stages = nla_get_u32(tb[PKTFILT_A_STAGES]);
+		if (!f->stages) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[PKTFILT_A_STAGES],
+					    "no stage to trace at");
+			kfree(f);
+			return -EINVAL;
+		}
+	}
 	f->owner_portid = info->snd_portid;
 	f->owner_net = genl_info_net(info);
 	return pf_filter_set(f, info->extack);	/* consumes f */
@@ -252,6 +264,7 @@ static int pf_put_filter(struct sk_buff *msg, const struct pf_filter *f)
 					 s->mark_mask))) ||
 	    nla_put_u32(msg, PKTFILT_A_COUNT, f->count) ||
 	    nla_put_u32(msg, PKTFILT_A_FLAGS, f->flags) ||
+	    nla_put_u32(msg, PKTFILT_A_STAGES, f->stages) ||
 	    nla_put_u32(msg, PKTFILT_A_FILTER_ID, f->id) ||
 	    (f->count && nla_put_u32(msg, PKTFILT_A_REMAINING,
 				     (u32)max_t(s64, atomic64_read(&f->remaining), 0))))
@@ -278,6 +291,10 @@ static int pf_put_stats(struct sk_buff *msg)
 	    nla_put_u64_64bit(msg, PKTFILT_STAT_EXHAUSTED, st.exhausted,
 			      PKTFILT_STAT_PAD) ||
 	    nla_put_u64_64bit(msg, PKTFILT_STAT_GATE_MISSED, st.gate_missed,
+			      PKTFILT_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, PKTFILT_STAT_FOLLOWED, st.followed,
+			      PKTFILT_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, PKTFILT_STAT_DROPPED, st.dropped,
 			      PKTFILT_STAT_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
@@ -380,11 +397,14 @@ static size_t pf_packet_msg_size(int alen)
 	       nla_total_size(sizeof(u8)) +		/* PROTO */
 	       2 * nla_total_size(alen) +		/* SADDR, DADDR */
 	       2 * nla_total_size(sizeof(u16)) +	/* SPORT, DPORT */
-	       3 * nla_total_size(sizeof(u32));		/* IFINDEX, NETNS, MARK */
+	       3 * nla_total_size(sizeof(u32)) +	/* IFINDEX, NETNS, MARK */
+	       nla_total_size(sizeof(u8)) +		/* STAGE */
+	       nla_total_size_64bit(sizeof(u64));	/* PACKET_ID */
 }
 
 /* Multicasts one traced packet. Softirq context: atomic, best effort. */
-void notrace pf_genl_notify_packet(const struct pf_key *key, u64 seq)
+void notrace pf_genl_notify_packet(const struct pf_key *key, u64 seq, u8 stage,
+				   u64 id)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -408,7 +428,9 @@ void notrace pf_genl_notify_packet(const struct pf_key *key, u64 seq)
 	    nla_put_u16(msg, PKTFILT_A_DPORT, key->dport) ||
 	    nla_put_u32(msg, PKTFILT_A_IFINDEX, key->ifindex) ||
 	    nla_put_u32(msg, PKTFILT_A_NETNS, key->netns) ||
-	    nla_put_u32(msg, PKTFILT_A_MARK, key->mark)) {
+	    nla_put_u32(msg, PKTFILT_A_MARK, key->mark) ||
+	    nla_put_u8(msg, PKTFILT_A_STAGE, stage) ||
+	    nla_put_u64_64bit(msg, PKTFILT_A_PACKET_ID, id, PKTFILT_A_PAD)) {
 		nlmsg_free(msg);
 		return;
 	}

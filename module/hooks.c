@@ -195,7 +195,7 @@ static notrace int pf_icmp6_rcv(struct sk_buff *skb)
 }
 
 /* Is @addr a symbol of the core kernel (not of a module)? Named @name if set. */
-static bool pf_is_core_symbol(const void *addr, const char *name)
+bool pf_is_core_symbol(const void *addr, const char *name)
 {
 	char buf[KSYM_SYMBOL_LEN];
 	size_t len;

@@ -4,12 +4,15 @@
 #define PKTFILT_INTERNAL_H
 
 #include <linux/atomic.h>
+#include <linux/in.h>
 #include <linux/jump_label.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 #include <net/netlink.h>
+
+#include <pktfilt.h>
 
 #include "match.h"
 
@@ -26,6 +29,26 @@ enum pf_slot {
 
 #define PF_SLOTS_ALL	((1U << PF_SLOT_NUM) - 1)
 
+/*
+ * The function a graph starts at, as the pktfilt_packet event names it:
+ * the L4 handlers in enum pf_slot's order, then the rx and tx roots.
+ */
+enum pf_root {
+	PF_ROOT_TCP4,
+	PF_ROOT_UDP4,
+	PF_ROOT_ICMP4,
+	PF_ROOT_TCP6,
+	PF_ROOT_UDP6,
+	PF_ROOT_ICMP6,
+	PF_ROOT_IP_RCV,
+	PF_ROOT_IPV6_RCV,
+	PF_ROOT_IP_OUT,
+	PF_ROOT_IP6_OUT,
+};
+
+/* pktfilt_free's reason for a normal free (consume_skb): never a drop's. */
+#define PF_FREE_CONSUMED	0
+
 /* An armed filter. Readers: under RCU from the hooks. Writers: pf_lock. */
 struct pf_filter {
 	struct rcu_head rcu;
@@ -38,6 +61,8 @@ struct pf_filter {
 	u32 owner_portid;	/* netlink socket that armed it, if OWNED */
 	struct net *owner_net;	/* not a reference: only compared */
 	unsigned int slots;	/* bit per enum pf_slot that must be hooked */
+	u32 stages;		/* bit per enum pktfilt_stage traced */
+	u8 family;		/* PF_FAMILY_* the predicates need, or 0 */
 	const char *stale;	/* tracefs changed: disarm with this reason */
 };
 
@@ -48,6 +73,18 @@ struct pf_stats {
 	u64 not_ready;
 	u64 exhausted;
 	u64 gate_missed;
+	u64 followed;
+	u64 dropped;
+};
+
+/* One packet at one stage's hook, as pf_begin() decides on it. */
+struct pf_pkt {
+	struct sk_buff *skb;
+	u8 stage;		/* enum pktfilt_stage */
+	u8 root;		/* enum pf_root */
+	u32 fp;			/* pf_key_from_ip()'s fingerprint */
+	u64 id;			/* followed from an earlier stage, or 0 */
+	struct pf_key key;
 };
 
 /* filter.c: the armed filter, arming and disarming, counters */
@@ -62,6 +99,8 @@ const char *pf_filter_reason_locked(void);
 const char *pf_filter_problem_locked(void);
 bool pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb, enum pf_slot slot);
 void pf_rcv_end(void);
+bool pf_begin(struct pf_filter *f, struct pf_pkt *pkt);
+struct pf_filter *pf_stage_filter(enum pktfilt_stage stage);
 void pf_filter_tracefs_changed(const char *reason);
 void pf_filter_exit(void);
 
@@ -70,6 +109,7 @@ int pf_hooks_install(unsigned int slots, struct netlink_ext_ack *extack);
 void pf_hooks_remove(unsigned int slots);
 unsigned int pf_hooks_installed(void);
 const char *pf_hooks_problem(void);
+bool pf_is_core_symbol(const void *addr, const char *name);
 void pf_hooks_exit(void);
 u8 pf_slot_proto(enum pf_slot slot);
 u8 pf_slot_family(enum pf_slot slot);
@@ -77,6 +117,26 @@ u8 pf_slot_family(enum pf_slot slot);
 /* key.c: what a packet looks like to the matcher */
 bool pf_key_from_skb(const struct sk_buff *skb, enum pf_slot slot,
 		     struct pf_key *key);
+bool pf_key_from_ip(const struct sk_buff *skb, u8 family, int ifindex,
+		    const struct net *net, struct pf_key *key, u32 *fp);
+u32 pf_key_fingerprint(const struct sk_buff *skb, u8 family);
+
+/* follow.c: packet ids across stages, and how traced packets end */
+extern atomic_t pf_follow_n;
+u64 pf_follow_add(const struct sk_buff *skb, u32 fp, u32 filter_id);
+u64 pf_follow_find(const struct sk_buff *skb, u8 family, u32 filter_id);
+bool pf_follow_pending(u32 filter_id);
+int pf_follow_arm(struct netlink_ext_ack *extack);
+void pf_follow_disarm(void);
+
+/* rx.c: the IP receive stage (the ETH_P_IP/ETH_P_IPV6 packet handlers) */
+int pf_rx_install(struct netlink_ext_ack *extack);
+void pf_rx_remove(void);
+const char *pf_rx_problem(void);
+
+/* tx.c: the IP output stage (a netfilter LOCAL_OUT hook) */
+int pf_tx_install(struct netlink_ext_ack *extack);
+void pf_tx_remove(void);
 
 /*
  * The hook's fast path: true if the packet cannot match, from its ports
@@ -148,9 +208,56 @@ static __always_inline struct pf_filter *pf_rcv_filter(const struct sk_buff *skb
 
 	this_cpu_inc(pf_stats.seen);
 	f = rcu_dereference(pf_active);
-	if (!f || pf_key_quick_reject(&f->quick, skb, slot))
+	if (!f)
+		return NULL;
+	/* A followed packet is traced whatever it looks like now. */
+	if (unlikely(atomic_read(&pf_follow_n)))
+		return f;
+	if (pf_key_quick_reject(&f->quick, skb, slot))
 		return NULL;
 	return f;
+}
+
+/*
+ * The fast path of the rx and tx stages, on the packet's IP header in
+ * place (skb_network_header()): true if it cannot match. The family and
+ * protocol, IPv4 addresses and TCP/UDP ports of a first fragment; the rest
+ * is left to pf_key_from_ip().
+ */
+static __always_inline bool pf_ip_quick_reject(const struct pf_filter *f,
+					       const struct sk_buff *skb,
+					       u8 family)
+{
+	const struct pf_quick *q = &f->quick;
+	const unsigned char *nh = skb_network_header(skb);
+	const unsigned char *tail = skb_tail_pointer(skb);
+	u32 a[2], raw;
+	__be16 p[2];
+	u8 ihl;
+
+	if (f->family && f->family != family)
+		return true;
+	if (family != PF_FAMILY_IPV4 || tail - nh < 20)
+		return false;
+	if (f->spec.proto && nh[9] != f->spec.proto)
+		return true;
+	memcpy(a, nh + 12, sizeof(a));
+	if (q->v4 && pf_quick_reject_v4(q, a[0], a[1]))
+		return true;
+	if (!q->ports)
+		return false;
+	/* Ports wanted: only TCP and UDP first fragments have them. */
+	if ((nh[9] != IPPROTO_TCP && nh[9] != IPPROTO_UDP) ||
+	    ((nh[6] & 0x1f) | nh[7]))
+		return true;
+	ihl = (nh[0] & 0x0f) * 4;
+	if (ihl < 20 || tail - nh < ihl + 4)
+		return false;
+	memcpy(&raw, nh + ihl, sizeof(raw));
+	if (q->ports_exact)
+		return pf_quick_reject_raw(q, raw);
+	memcpy(p, &raw, sizeof(p));
+	return pf_quick_reject_ports(q, ntohs(p[0]), ntohs(p[1]));
 }
 
 /* gate.c: turning function_graph on for the current CPU */
@@ -188,6 +295,7 @@ void pf_timing_add(enum pf_timing_kind kind, u64 ns);
 /* genl.c: the generic netlink family */
 int pf_genl_init(void);
 void pf_genl_exit(void);
-void pf_genl_notify_packet(const struct pf_key *key, u64 seq);
+void pf_genl_notify_packet(const struct pf_key *key, u64 seq, u8 stage,
+			   u64 id);
 
 #endif /* PKTFILT_INTERNAL_H */

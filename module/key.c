@@ -15,6 +15,8 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/netdevice.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 
 #include "internal.h"
@@ -74,4 +76,88 @@ bool notrace pf_key_from_skb(const struct sk_buff *skb, enum pf_slot slot,
 	}
 	key->mark = skb->mark;
 	return pf_key_ports(skb, key);
+}
+
+/*
+ * The key of a packet whose network header starts at skb_network_offset()
+ * and nothing else is known yet: at IP receive (before the IP layer checked
+ * the header) and at IP output. The protocol and the ports come from the
+ * header chain; a later fragment has no ports. @fp gets a fingerprint of the
+ * header fields that neither NAT nor forwarding changes (lengths, IPv4's
+ * identification, IPv6's flow label), by which follow.c knows the packet
+ * again at a later stage. @ifindex: the input or output device's.
+ */
+bool notrace pf_key_from_ip(const struct sk_buff *skb, u8 family,
+			    int ifindex, const struct net *net,
+			    struct pf_key *key, u32 *fp)
+{
+	int noff = skb_network_offset(skb), toff;
+	bool ports = true;
+
+	memset(key, 0, sizeof(*key));
+	key->family = family;
+	if (family == PF_FAMILY_IPV4) {
+		struct iphdr buf;
+		const struct iphdr *iph;
+
+		iph = skb_header_pointer(skb, noff, sizeof(buf), &buf);
+		if (!iph || iph->version != 4 || iph->ihl < 5)
+			return false;
+		key->proto = iph->protocol;
+		memcpy(key->saddr, &iph->saddr, 4);
+		memcpy(key->daddr, &iph->daddr, 4);
+		toff = noff + iph->ihl * 4;
+		if (iph->frag_off & htons(IP_OFFSET))
+			ports = false;
+		*fp = ((u32)ntohs(iph->id) << 16 | ntohs(iph->tot_len)) ^
+		      iph->protocol;
+	} else {
+		struct ipv6hdr buf;
+		const struct ipv6hdr *ip6h;
+		__be16 frag_off = 0;
+		u8 nexthdr;
+
+		ip6h = skb_header_pointer(skb, noff, sizeof(buf), &buf);
+		if (!ip6h || ip6h->version != 6)
+			return false;
+		memcpy(key->saddr, &ip6h->saddr, 16);
+		memcpy(key->daddr, &ip6h->daddr, 16);
+		*fp = (((u32)ip6h->flow_lbl[0] & 0x0f) << 24 |
+		       (u32)ip6h->flow_lbl[1] << 16 | ip6h->flow_lbl[2] << 8) ^
+		      ntohs(ip6h->payload_len) ^ ip6h->nexthdr;
+		nexthdr = ip6h->nexthdr;
+		toff = ipv6_skip_exthdr(skb, noff + sizeof(*ip6h), &nexthdr,
+					&frag_off);
+		if (toff < 0)
+			return false;
+		key->proto = nexthdr;
+		if (frag_off & htons(IP6_OFFSET))
+			ports = false;
+	}
+	key->ifindex = ifindex;
+	if (net)
+		key->netns = net->ns.inum;
+	key->mark = skb->mark;
+	if (ports && (key->proto == IPPROTO_TCP || key->proto == IPPROTO_UDP)) {
+		__be16 buf[2];
+		const __be16 *p = skb_header_pointer(skb, toff, sizeof(buf), buf);
+
+		if (p) {
+			key->sport = ntohs(p[0]);
+			key->dport = ntohs(p[1]);
+			key->has_ports = 1;
+		}
+	}
+	return true;
+}
+
+/* The fingerprint of pf_key_from_ip(), for a packet at its L4 handler. */
+u32 notrace pf_key_fingerprint(const struct sk_buff *skb, u8 family)
+{
+	struct pf_key key;
+	u32 fp = 0;
+
+	if (!pf_key_from_ip(skb, family, 0, NULL, &key, &fp))
+		return 0;
+	return fp;
 }

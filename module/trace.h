@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The pktfilt_packet trace event: written right before the graph of each
- * traced packet, so the reader knows which packet the graph belongs to.
+ * traced packet, so the reader knows which packet the graph belongs to:
+ * its stage, its packet id (the same at every stage of one packet) and the
+ * function the graph starts at. pktfilt_free: how a traced packet ended.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM pktfilt
@@ -13,8 +15,11 @@
 #include <linux/inet.h>
 #include <linux/trace_seq.h>
 #include <linux/tracepoint.h>
+#include <net/dropreason.h>
 
-#include "match.h"
+#include <pktfilt.h>
+
+#include "internal.h"
 
 #ifndef PKTFILT_TRACE_ADDR
 #define PKTFILT_TRACE_ADDR
@@ -38,9 +43,10 @@ static inline const char *pf_trace_addr(struct trace_seq *p, u8 family,
 
 TRACE_EVENT(pktfilt_packet,
 
-	TP_PROTO(const struct pf_key *key, u64 seq, unsigned int cpu),
+	TP_PROTO(const struct pf_key *key, u64 seq, unsigned int cpu,
+		 u8 stage, u64 id, u8 root),
 
-	TP_ARGS(key, seq, cpu),
+	TP_ARGS(key, seq, cpu, stage, id, root),
 
 	TP_STRUCT__entry(
 		__field(u64, seq)
@@ -53,6 +59,9 @@ TRACE_EVENT(pktfilt_packet,
 		__field(u16, dport)
 		__field(int, ifindex)
 		__field(unsigned int, netns)
+		__field(u8, stage)
+		__field(u64, id)
+		__field(u8, root)
 	),
 
 	/* Raw bytes only: formatting (vsprintf) is left to the reader. */
@@ -67,9 +76,12 @@ TRACE_EVENT(pktfilt_packet,
 		__entry->dport = key->dport;
 		__entry->ifindex = key->ifindex;
 		__entry->netns = key->netns;
+		__entry->stage = stage;
+		__entry->id = id;
+		__entry->root = root;
 	),
 
-	TP_printk("seq=%llu cpu=%u proto=%s saddr=%s daddr=%s sport=%u dport=%u ifindex=%d netns=%u",
+	TP_printk("seq=%llu cpu=%u proto=%s saddr=%s daddr=%s sport=%u dport=%u ifindex=%d netns=%u stage=%s id=%llu root=%s",
 		  __entry->seq, __entry->cpu,
 		  __print_symbolic(__entry->proto,
 				   { IPPROTO_ICMP, "icmp" },
@@ -79,7 +91,57 @@ TRACE_EVENT(pktfilt_packet,
 		  pf_trace_addr(p, __entry->family, __entry->saddr),
 		  pf_trace_addr(p, __entry->family, __entry->daddr),
 		  __entry->sport, __entry->dport,
-		  __entry->ifindex, __entry->netns)
+		  __entry->ifindex, __entry->netns,
+		  __print_symbolic(__entry->stage,
+				   { PKTFILT_STAGE_L4, "l4" },
+				   { PKTFILT_STAGE_RX, "rx" },
+				   { PKTFILT_STAGE_TX, "tx" }),
+		  __entry->id,
+		  __print_symbolic(__entry->root,
+				   { PF_ROOT_TCP4, "tcp_v4_rcv" },
+				   { PF_ROOT_UDP4, "udp_rcv" },
+				   { PF_ROOT_ICMP4, "icmp_rcv" },
+				   { PF_ROOT_TCP6, "tcp_v6_rcv" },
+				   { PF_ROOT_UDP6, "udpv6_rcv" },
+				   { PF_ROOT_ICMP6, "icmpv6_rcv" },
+				   { PF_ROOT_IP_RCV, "ip_rcv" },
+				   { PF_ROOT_IPV6_RCV, "ipv6_rcv" },
+				   { PF_ROOT_IP_OUT, "ip_local_out" },
+				   { PF_ROOT_IP6_OUT, "ip6_local_out" }))
+);
+
+#ifndef PKTFILT_TRACE_REASONS
+#define PKTFILT_TRACE_REASONS
+/* The kernel's drop reasons as its kfree_skb event names them. */
+#undef PF_FN
+#undef PF_FNe
+#define PF_FN(reason)	{ SKB_DROP_REASON_##reason, #reason },
+#define PF_FNe(reason)	{ SKB_DROP_REASON_##reason, #reason }
+#endif
+
+TRACE_EVENT(pktfilt_free,
+
+	TP_PROTO(u64 id, int reason, const void *location),
+
+	TP_ARGS(id, reason, location),
+
+	TP_STRUCT__entry(
+		__field(u64, id)
+		__field(int, reason)
+		__field(const void *, location)
+	),
+
+	TP_fast_assign(
+		__entry->id = id;
+		__entry->reason = reason;
+		__entry->location = location;
+	),
+
+	TP_printk("id=%llu reason=%s func=%pS", __entry->id,
+		  __print_symbolic(__entry->reason,
+				   { PF_FREE_CONSUMED, "CONSUMED" },
+				   DEFINE_DROP_REASON(PF_FN, PF_FNe)),
+		  __entry->location)
 );
 
 #endif /* PKTFILT_TRACE_H */

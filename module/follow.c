@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Following a traced packet: its id at later stages, and how it ended.
+ *
+ * A packet traced at one stage is remembered by its skb's address and a
+ * fingerprint of its IP header (pf_key_from_ip()): received after a veth
+ * (the same skb), forwarded, or NATed (the fingerprint leaves out what NAT
+ * and forwarding change), it is known again at the next stage and traced
+ * under the same id, whatever the predicates say of it by then. A packet
+ * copied into a new skb (GSO segments, a tunnel's new packet, a clone that
+ * goes on while the original is freed) is not followed: the new skb is a
+ * packet of its own, traced only if it matches.
+ *
+ * When a followed skb is freed, the kfree_skb and consume_skb tracepoints
+ * say how: pktfilt_free names the kernel's drop reason and the function
+ * that dropped it, or CONSUMED, and the packet is forgotten. Some frees do
+ * not pass a tracepoint (TCP's coalescing, deferred frees of received data),
+ * so an entry also expires after PF_FOLLOW_TTL; the fingerprint keeps a
+ * reused skb address from being taken for the old packet meanwhile.
+ *
+ * The table is small and only written for traced packets; the hooks and
+ * the free probes read it without the lock until an address matches, and
+ * not at all while it is empty (pf_follow_n), which is nearly always.
+ * The free probes are registered only while a filter is armed.
+ *
+ * Indirect calls (IBT): none made here. The tracepoint probes are called by
+ * the kernel's tracepoint iterators; their addresses are taken here, so the
+ * compiler gives them ENDBR64.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <linux/version.h>
+#include <trace/events/skb.h>
+
+#include "internal.h"
+#include "trace.h"
+
+#define PF_FOLLOW_MAX	64
+#define PF_FOLLOW_TTL	(5 * HZ)
+
+struct pf_follow {
+	const struct sk_buff *skb;	/* NULL: a free entry */
+	u32 fp;
+	u32 filter_id;
+	u64 id;
+	unsigned long expires;
+};
+
+static struct pf_follow pf_follow[PF_FOLLOW_MAX];
+static DEFINE_RAW_SPINLOCK(pf_follow_lock);
+atomic_t pf_follow_n = ATOMIC_INIT(0);
+static atomic64_t pf_packet_id = ATOMIC64_INIT(0);
+
+static struct tracepoint *pf_tp_kfree, *pf_tp_consume;
+static bool pf_free_probes_on;
+
+/* Under pf_follow_lock. */
+static void pf_follow_drop(struct pf_follow *e)
+{
+	WRITE_ONCE(e->skb, NULL);
+	atomic_dec(&pf_follow_n);
+}
+
+/* A new packet id, remembered for @skb. Any context. */
+u64 notrace pf_follow_add(const struct sk_buff *skb, u32 fp, u32 filter_id)
+{
+	u64 id = atomic64_inc_return(&pf_packet_id);
+	struct pf_follow *e, *victim = NULL;
+	unsigned long flags;
+	int i;
+
+	raw_spin_lock_irqsave(&pf_follow_lock, flags);
+	for (i = 0; i < PF_FOLLOW_MAX; i++) {
+		e = &pf_follow[i];
+		if (e->skb && time_after(jiffies, e->expires))
+			pf_follow_drop(e);
+		if (!e->skb) {
+			victim = e;
+			break;
+		}
+		if (!victim || time_before(e->expires, victim->expires))
+			victim = e;
+	}
+	/* Full: the oldest is forgotten (its later stages go untraced). */
+	if (victim->skb)
+		pf_follow_drop(victim);
+	victim->fp = fp;
+	victim->filter_id = filter_id;
+	victim->id = id;
+	victim->expires = jiffies + PF_FOLLOW_TTL;
+	WRITE_ONCE(victim->skb, skb);
+	atomic_inc(&pf_follow_n);
+	raw_spin_unlock_irqrestore(&pf_follow_lock, flags);
+	return id;
+}
+
+/*
+ * The id of the followed packet @skb of filter @filter_id, or 0. Called
+ * by the hooks when pf_follow_n is not 0.
+ */
+u64 notrace pf_follow_find(const struct sk_buff *skb, u8 family,
+			   u32 filter_id)
+{
+	unsigned long flags;
+	u64 id = 0;
+	u32 fp = 0;
+	int i;
+
+	for (i = 0; i < PF_FOLLOW_MAX; i++)
+		if (READ_ONCE(pf_follow[i].skb) == skb)
+			break;
+	if (i == PF_FOLLOW_MAX)
+		return 0;
+	fp = pf_key_fingerprint(skb, family);
+	raw_spin_lock_irqsave(&pf_follow_lock, flags);
+	if (pf_follow[i].skb == skb && pf_follow[i].fp == fp &&
+	    pf_follow[i].filter_id == filter_id &&
+	    time_before(jiffies, pf_follow[i].expires))
+		id = pf_follow[i].id;
+	raw_spin_unlock_irqrestore(&pf_follow_lock, flags);
+	return id;
+}
+
+/* Is a packet of filter @filter_id still on its way? */
+bool pf_follow_pending(u32 filter_id)
+{
+	unsigned long flags;
+	bool pending = false;
+	int i;
+
+	raw_spin_lock_irqsave(&pf_follow_lock, flags);
+	for (i = 0; i < PF_FOLLOW_MAX; i++) {
+		struct pf_follow *e = &pf_follow[i];
+
+		if (e->skb && time_after(jiffies, e->expires))
+			pf_follow_drop(e);
+		else if (e->skb && e->filter_id == filter_id)
+			pending = true;
+	}
+	raw_spin_unlock_irqrestore(&pf_follow_lock, flags);
+	return pending;
+}
+
+/* @skb is being freed: if it is followed, say how, and forget it. */
+static void notrace pf_follow_freed(const struct sk_buff *skb, int reason,
+				    const void *location)
+{
+	unsigned long flags;
+	u64 id = 0;
+	int i;
+
+	if (!atomic_read(&pf_follow_n))
+		return;
+	for (i = 0; i < PF_FOLLOW_MAX; i++)
+		if (READ_ONCE(pf_follow[i].skb) == skb)
+			break;
+	if (i == PF_FOLLOW_MAX)
+		return;
+	raw_spin_lock_irqsave(&pf_follow_lock, flags);
+	if (pf_follow[i].skb == skb) {
+		id = pf_follow[i].id;
+		pf_follow_drop(&pf_follow[i]);
+	}
+	raw_spin_unlock_irqrestore(&pf_follow_lock, flags);
+	if (!id)
+		return;
+	if (reason != PF_FREE_CONSUMED)
+		this_cpu_inc(pf_stats.dropped);
+	trace_pktfilt_free(id, reason, location);
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+static void notrace pf_kfree_probe(void *data, struct sk_buff *skb,
+				   void *location, enum skb_drop_reason reason,
+				   struct sock *rx_sk)
+#else
+static void notrace pf_kfree_probe(void *data, struct sk_buff *skb,
+				   void *location, enum skb_drop_reason reason)
+#endif
+{
+	pf_follow_freed(skb, reason > 0 ? reason : SKB_DROP_REASON_NOT_SPECIFIED,
+			location);
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+static void notrace pf_consume_probe(void *data, struct sk_buff *skb,
+				     void *location)
+{
+	pf_follow_freed(skb, PF_FREE_CONSUMED, location);
+}
+#else
+static void notrace pf_consume_probe(void *data, struct sk_buff *skb)
+{
+	pf_follow_freed(skb, PF_FREE_CONSUMED, NULL);
+}
+#endif
+
+static void pf_find_free_tps(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "kfree_skb"))
+		pf_tp_kfree = tp;
+	else if (!strcmp(tp->name, "consume_skb"))
+		pf_tp_consume = tp;
+}
+
+/* Process context, under pf_lock: when a filter is armed. */
+int pf_follow_arm(struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	if (pf_free_probes_on)
+		return 0;
+	/* A changed prototype fails the build, not the kernel. */
+	check_trace_callback_type_kfree_skb(pf_kfree_probe);
+	check_trace_callback_type_consume_skb(pf_consume_probe);
+	if (!pf_tp_kfree || !pf_tp_consume)
+		for_each_kernel_tracepoint(pf_find_free_tps, NULL);
+	if (!pf_tp_kfree || !pf_tp_consume) {
+		NL_SET_ERR_MSG(extack,
+			       "the kernel has no kfree_skb or consume_skb tracepoint");
+		return -EOPNOTSUPP;
+	}
+	ret = tracepoint_probe_register(pf_tp_kfree, pf_kfree_probe, NULL);
+	if (ret)
+		goto fail;
+	ret = tracepoint_probe_register(pf_tp_consume, pf_consume_probe, NULL);
+	if (ret) {
+		tracepoint_probe_unregister(pf_tp_kfree, pf_kfree_probe, NULL);
+		goto fail;
+	}
+	pf_free_probes_on = true;
+	return 0;
+fail:
+	NL_SET_ERR_MSG(extack, "cannot register on the kfree_skb and consume_skb tracepoints");
+	return ret;
+}
+
+/* Process context, under pf_lock: after the hooks are gone. */
+void pf_follow_disarm(void)
+{
+	unsigned long flags;
+	int i;
+
+	if (pf_free_probes_on) {
+		tracepoint_probe_unregister(pf_tp_consume, pf_consume_probe, NULL);
+		tracepoint_probe_unregister(pf_tp_kfree, pf_kfree_probe, NULL);
+		tracepoint_synchronize_unregister();
+		pf_free_probes_on = false;
+	}
+	raw_spin_lock_irqsave(&pf_follow_lock, flags);
+	for (i = 0; i < PF_FOLLOW_MAX; i++)
+		if (pf_follow[i].skb)
+			pf_follow_drop(&pf_follow[i]);
+	raw_spin_unlock_irqrestore(&pf_follow_lock, flags);
+}

@@ -48,14 +48,16 @@ static const char help_description[] =
 "    calls included, and nothing else: the trace shows how the kernel\n"
 "    processed exactly that packet, not the interleaved work of the\n"
 "    thousands of packets around it. A pktfilt trace event marks the start\n"
-"    of each traced packet.\n"
+"    of each traced packet. With --at (see STAGES) the graph starts\n"
+"    earlier, at IP receive or IP output, and one packet is followed\n"
+"    through its stages under one packet id.\n"
 "\n"
 "    A filter is a set of predicates and a packet count. It stays armed\n"
 "    until it has traced COUNT packets or is cleared; then the module is\n"
 "    idle and costs nothing. There is one filter at a time.\n";
 
 static const char help_set[] =
-"    pktfilt set [PREDICATE]... [--count N]\n"
+"    pktfilt set [PREDICATE]... [--count N] [--at STAGE[,STAGE]...]\n"
 "        Arm a filter made of the given predicates (see PREDICATES),\n"
 "        replacing the armed filter if there is one (the counters stay:\n"
 "        they count from module load). All values are checked before\n"
@@ -65,7 +67,11 @@ static const char help_set[] =
 "            Trace the first N matching packets, then disarm. 0 means no\n"
 "            limit: trace every matching packet until 'pktfilt clear'.\n"
 "            Default 1. A packet that matches after the count is used up\n"
-"            is not traced; it counts as \"exhausted\".\n";
+"            is not traced; it counts as \"exhausted\".\n"
+"\n"
+"        --at STAGE[,STAGE]...\n"
+"            Where on its way through the kernel a matching packet is\n"
+"            traced (see STAGES). Default: rx.\n";
 
 static const char help_show[] =
 "    pktfilt show\n"
@@ -75,6 +81,8 @@ static const char help_show[] =
 "            filter       the armed filter, as the 'pktfilt set' command\n"
 "                         that arms it again (copy and paste it); when\n"
 "                         idle, \"last filter\" if the module reports one\n"
+"            at           its stages (see STAGES), as --at takes them;\n"
+"                         l4 for a module of version 1\n"
 "            remaining    packets still to trace, or unlimited\n"
 "            last disarm  why the previous filter was disarmed\n"
 "        and the counters, which run from module load:\n"
@@ -86,6 +94,9 @@ static const char help_show[] =
 "            exhausted    matched after the count was used up\n"
 "            gate missed  matched but not traced: ftrace's return probe\n"
 "                         had no free instance (rare; never a half graph)\n"
+"            followed     graphs of packets followed from an earlier stage\n"
+"            dropped      traced packets freed with a drop reason\n"
+"                         (the last two from version 2 modules only)\n"
 "        and, if there is one, a problem of the module's: a tracefs\n"
 "        handler it cannot watch on this kernel (it then refuses to\n"
 "        arm), or a protocol slot another module took over (it then\n"
@@ -165,6 +176,50 @@ static const char help_predicates[] =
 "        numbers, decimal or hexadecimal after 0x; MASK defaults to\n"
 "        0xffffffff.\n";
 
+static const char help_stages[] =
+"STAGES\n"
+"    --at names where a packet is matched and its graph starts, one or\n"
+"    more of the following, comma-separated, each at most once. Each\n"
+"    stage's graph has its own root function, the one 'pktfilt trace'\n"
+"    gives set_graph_function:\n"
+"\n"
+"    rx  IP receive (the default). Root ip_rcv or ipv6_rcv, the kernel's\n"
+"        IPv4 and IPv6 packet handlers, entered for a packet that\n"
+"        matches (a matching packet of a batched list is taken out of\n"
+"        the batch and received alone). The graph holds netfilter\n"
+"        PREROUTING, the routing decision, then either LOCAL_IN and the\n"
+"        protocol handler down to the socket, or FORWARD and the output\n"
+"        of the forwarded packet down to the next device's transmit.\n"
+"        Everything --at l4 shows is in it. --dev is the input device.\n"
+"\n"
+"    tx  IP output of a locally generated packet. Root ip_local_out or\n"
+"        ip6_local_out, which the module calls for a matching packet\n"
+"        from a netfilter LOCAL_OUT hook of the first priority: OUTPUT\n"
+"        hooks, routing, POSTROUTING, the neighbour, the qdisc and the\n"
+"        driver's transmit (veth_xmit, virtio's start_xmit,\n"
+"        loopback_xmit). --dev is the output device.\n"
+"\n"
+"    l4  The protocol receive handler only, as pktfilt version 1 did:\n"
+"        root tcp_v4_rcv, udp_rcv, icmp_rcv, tcp_v6_rcv, udpv6_rcv or\n"
+"        icmpv6_rcv: socket lookup and delivery, without IP, netfilter\n"
+"        and routing.\n"
+"\n"
+"    rx and tx see every IP protocol (the trace event names others by\n"
+"    number, e.g. proto=0x32); l4 only TCP, UDP, ICMP and ICMPv6.\n"
+"    A packet that matched at one stage is followed to its later\n"
+"    stages (sent, then received in another namespace; received, then\n"
+"    forwarded), even if NAT changed it, and traced there under the\n"
+"    same packet id, without counting against --count again: --count\n"
+"    counts packets, not graphs. A stage reached while another stage's\n"
+"    graph is open on that CPU (a reply sent from inside an rx graph)\n"
+"    is part of that graph. When a followed packet is freed, a\n"
+"    pktfilt_free trace event tells how: the kernel's drop reason and\n"
+"    the function that dropped it, or CONSUMED.\n"
+"\n"
+"    A module of pktfilt version 1 (netlink family version 1) knows l4\n"
+"    only: with it, --at rx or tx is refused, and without --at pktfilt\n"
+"    traces at l4 and says so. A module newer than pktfilt is warned of.\n";
+
 static const char help_tracefs[] =
 "TRACEFS PREPARATION\n"
 "    'pktfilt trace' does all of this itself, and undoes it. 'pktfilt\n"
@@ -216,6 +271,10 @@ static const char examples_set[] =
 "        pktfilt set --proto udp --sport 53 --netns /run/netns/blue \\\n"
 "                    --dev eth0 --count 5\n"
 "\n"
+"    Trace the next packet to 192.0.2.7 port 53 sent by this host, and its\n"
+"    later stages (received in a namespace, forwarded):\n"
+"        pktfilt set --daddr 192.0.2.7 --dport 53 --at tx,rx\n"
+"\n"
 "    Trace IPv6 packets to ports 8000-8099 marked 0x10 in the low byte of\n"
 "    their mark, until cleared:\n"
 "        pktfilt set --daddr=::/0 --dport=8000-8099 --mark=0x10/0xff \\\n"
@@ -235,7 +294,8 @@ static int cmd_clear(const struct pf_cmd *cmd, int argc, char **argv);
 
 static const struct pf_cmd pf_cmds[] = {
 	{ "set",   cmd_set,   PKTFILT_CMD_SET,
-	  "pktfilt set [PREDICATE]... [--count N]", help_set, examples_set },
+	  "pktfilt set [PREDICATE]... [--count N] [--at STAGE[,STAGE]...]",
+	  help_set, examples_set },
 	{ "show",  cmd_show,  PKTFILT_CMD_GET,
 	  "pktfilt show", help_show, examples_show },
 	{ "clear", cmd_clear, PKTFILT_CMD_CLEAR,
@@ -264,7 +324,8 @@ static void print_synopsis(FILE *out)
 		"                 --saddr ADDR[/LEN] | --daddr ADDR[/LEN] |\n"
 		"                 --sport P[-P] | --dport P[-P] |\n"
 		"                 --dev IFNAME | --ifindex N | --netns PATH|INODE |\n"
-		"                 --mark VALUE[/MASK]\n");
+		"                 --mark VALUE[/MASK]\n"
+		"    STAGE := l4 | rx | tx\n");
 }
 
 static void print_help(FILE *out)
@@ -276,8 +337,8 @@ static void print_help(FILE *out)
 	fprintf(out, "\n%s\nCOMMANDS\n", help_description);
 	for (i = 0; i < NR_CMDS; i++)
 		fprintf(out, "%s\n", pf_cmds[i].help);
-	fprintf(out, "%s\n%s\n%s\n%s\nEXAMPLES\n", help_help, help_predicates,
-		help_tracefs, help_exit);
+	fprintf(out, "%s\n%s\n%s\n%s\n%s\nEXAMPLES\n", help_help,
+		help_predicates, help_stages, help_tracefs, help_exit);
 	for (i = 0; i < NR_CMDS; i++)
 		fprintf(out, "%s%s", i ? "\n" : "", pf_cmds[i].examples);
 }
@@ -287,9 +348,10 @@ static void print_cmd_help(FILE *out, const struct pf_cmd *cmd)
 	fprintf(out, "SYNOPSIS\n    %s\n\nDESCRIPTION\n%s", cmd->synopsis,
 		cmd->help);
 	if (cmd->run == cmd_set)
-		fprintf(out, "\n%s\n%s", help_predicates, help_tracefs);
+		fprintf(out, "\n%s\n%s\n%s", help_predicates, help_stages,
+			help_tracefs);
 	if (cmd->run == pf_trace_run)
-		fprintf(out, "\n%s", help_predicates);
+		fprintf(out, "\n%s\n%s", help_predicates, help_stages);
 	fprintf(out, "\n%s\nEXAMPLES\n%s", help_exit, cmd->examples);
 }
 
@@ -349,12 +411,14 @@ static int kernel_error(const struct pf_cmd *cmd, struct pf_nl *nl, int err)
 }
 
 /*
- * Send @cmd's request, filled by @filter if not NULL; reply to @reply.
+ * Send @cmd's request, filled by @filter if not NULL (a SET's made fit
+ * for the loaded module's version first: pf_stages_compat()); reply to
+ * @reply.
  * With @eperm_quiet, an EPERM the core answered (no extack) is returned as
  * -EPERM and not reported.
  */
 static int request_eperm(const struct pf_cmd *cmd,
-			 const struct pf_filter *filter, pf_nl_reply_fn reply,
+			 struct pf_filter *filter, pf_nl_reply_fn reply,
 			 void *arg, int eperm_quiet)
 {
 	struct pf_nl *nl;
@@ -364,6 +428,24 @@ static int request_eperm(const struct pf_cmd *cmd,
 	ret = open_nl(&nl);
 	if (ret)
 		return ret;
+	if (filter && cmd->nl_cmd == PKTFILT_CMD_SET) {
+		struct pf_filter f = *filter;
+		char why[512];
+
+		switch (pf_stages_compat(&f, pf_nl_version(nl), why,
+					 sizeof(why))) {
+		case PF_COMPAT_FAIL:
+			fprintf(stderr, "pktfilt: %s: %s\n", cmd->name, why);
+			pf_nl_close(nl);
+			return EXIT_RUNTIME;
+		case PF_COMPAT_OK:
+			break;
+		default:
+			fprintf(stderr, "pktfilt: %s\n", why);
+			break;
+		}
+		*filter = f;
+	}
 	msg = pf_nl_msg(nl, cmd->nl_cmd);
 	if (!msg || (filter && pf_nl_put_filter(msg, filter))) {
 		fprintf(stderr, "pktfilt: %s: cannot build the request\n",
@@ -383,14 +465,14 @@ static int request_eperm(const struct pf_cmd *cmd,
 	return ret;
 }
 
-static int request(const struct pf_cmd *cmd, const struct pf_filter *filter,
+static int request(const struct pf_cmd *cmd, struct pf_filter *filter,
 		   pf_nl_reply_fn reply, void *arg)
 {
 	return request_eperm(cmd, filter, reply, arg, 0);
 }
 
 static int request_quiet_eperm(const struct pf_cmd *cmd,
-			       const struct pf_filter *filter,
+			       struct pf_filter *filter,
 			       pf_nl_reply_fn reply, void *arg)
 {
 	return request_eperm(cmd, filter, reply, arg, 1);

@@ -17,6 +17,7 @@
 #include <netlink/netlink.h>
 #include <netlink/genl/genl.h>
 #include <netlink/genl/ctrl.h>
+#include <netlink/genl/family.h>
 
 #include "nl.h"
 
@@ -27,6 +28,7 @@
 struct pf_nl {
 	struct nl_sock *sk;
 	int family;
+	unsigned int version;	/* of the family, 0: unknown */
 	char extack[256];	/* NLMSGERR_ATTR_MSG of the last reply */
 };
 
@@ -67,6 +69,9 @@ static const struct nla_policy pf_nl_policy[PKTFILT_A_MAX + 1] = {
 	[PKTFILT_A_SPORT]	= { .type = NLA_U16 },
 	[PKTFILT_A_DPORT]	= { .type = NLA_U16 },
 	[PKTFILT_A_PROBLEM]	= { .type = NLA_STRING },
+	[PKTFILT_A_STAGES]	= { .type = NLA_U32 },
+	[PKTFILT_A_STAGE]	= { .type = NLA_U8 },
+	[PKTFILT_A_PACKET_ID]	= { .type = NLA_U64 },
 };
 
 /* libnl's NLE_* codes carry no errno; keep the ones worth telling apart. */
@@ -84,6 +89,27 @@ static int pf_nl_errno(int nle)
 	case NLE_PROTO_MISMATCH: return -EPROTONOSUPPORT;
 	default:		return -EPROTO;
 	}
+}
+
+/*
+ * The version the loaded module registered its family with, from the
+ * controller's list of families; 0 if it cannot be had.
+ */
+static unsigned int pf_nl_family_version(struct nl_sock *sk)
+{
+	struct nl_cache *cache = NULL;
+	struct genl_family *fam;
+	unsigned int version = 0;
+
+	if (genl_ctrl_alloc_cache(sk, &cache) < 0)
+		return 0;
+	fam = genl_ctrl_search_by_name(cache, PKTFILT_GENL_NAME);
+	if (fam) {
+		version = genl_family_get_version(fam);
+		genl_family_put(fam);
+	}
+	nl_cache_free(cache);
+	return version;
 }
 
 int pf_nl_open(struct pf_nl **out)
@@ -115,6 +141,7 @@ int pf_nl_open(struct pf_nl **out)
 	if (err < 0)
 		goto fail;
 	nl->family = err;
+	nl->version = pf_nl_family_version(nl->sk);
 	*out = nl;
 	return 0;
 fail:
@@ -129,6 +156,11 @@ void pf_nl_close(struct pf_nl *nl)
 		return;
 	nl_socket_free(nl->sk);
 	free(nl);
+}
+
+unsigned int pf_nl_version(const struct pf_nl *nl)
+{
+	return nl->version;
 }
 
 int pf_nl_fd(const struct pf_nl *nl)
@@ -323,6 +355,9 @@ int pf_nl_put_filter(struct nl_msg *msg, const struct pf_filter *f)
 		return -EMSGSIZE;
 	if (f->flags && nla_put_u32(msg, PKTFILT_A_FLAGS, f->flags))
 		return -EMSGSIZE;
+	/* 0 only for a version 1 module, which knows no such attribute. */
+	if (f->stages && nla_put_u32(msg, PKTFILT_A_STAGES, f->stages))
+		return -EMSGSIZE;
 	return 0;
 }
 
@@ -409,6 +444,9 @@ int pf_nl_get_filter(struct nlattr **tb, struct pf_filter *f)
 	}
 	if (tb[PKTFILT_A_FLAGS])
 		f->flags = nla_get_u32(tb[PKTFILT_A_FLAGS]);
+	/* Absent: a version 1 module, or a SET without it: l4. */
+	f->stages = tb[PKTFILT_A_STAGES] ?
+		nla_get_u32(tb[PKTFILT_A_STAGES]) : 1U << PKTFILT_STAGE_L4;
 	return any;
 }
 

@@ -22,6 +22,11 @@ typedef int (*pf_nl_reply_fn)(struct nlattr **tb, void *arg);
  */
 int pf_nl_open(struct pf_nl **nl);
 void pf_nl_close(struct pf_nl *nl);
+/*
+ * The version of the loaded module's family (PKTFILT_GENL_VERSION of the
+ * pktfilt.h it was built with), 0 if the controller did not say.
+ */
+unsigned int pf_nl_version(const struct pf_nl *nl);
 /* The socket's file descriptor (e.g. for FD_CLOEXEC). */
 int pf_nl_fd(const struct pf_nl *nl);
 
@@ -50,7 +55,11 @@ int pf_nl_parse(struct nl_msg *msg, struct nlattr **tb);
 void pf_nl_parse_extack(const struct nlmsghdr *nlh, char *buf, size_t size);
 int pf_nl_parse_event(struct nl_msg *msg, struct nlattr **tb);
 
-/* Filter <-> attributes: SET requests, and what GET echoes back. */
+/*
+ * Filter <-> attributes: SET requests, and what GET echoes back. STAGES
+ * is put if f->stages is not 0 (see pf_stages_compat()); a GET without
+ * it is read as l4, what a version 1 module traces.
+ */
 int pf_nl_put_filter(struct nl_msg *msg, const struct pf_filter *f);
 int pf_nl_get_filter(struct nlattr **tb, struct pf_filter *f);
 

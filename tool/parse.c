@@ -41,6 +41,7 @@ enum pf_opt {
 	PF_OPT_NETNS,
 	PF_OPT_MARK,
 	PF_OPT_COUNT,
+	PF_OPT_AT,
 };
 
 struct pf_option {
@@ -390,6 +391,134 @@ static enum pf_parse_status pf_opt_count(struct pf_parser *p,
 	return PF_PARSE_OK;
 }
 
+/*
+ * snprintf() that appends at *off and keeps counting past the end. Every
+ * piece starts with a blank to separate it from the previous one: the
+ * first piece has none to separate from.
+ */
+static void __attribute__((format(printf, 4, 5)))
+pf_append(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!*off && fmt[0] == ' ')
+		fmt++;
+	va_start(ap, fmt);
+	n = vsnprintf(*off < len ? buf + *off : NULL,
+		      *off < len ? len - *off : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*off += (size_t)n;
+}
+
+static const char *const pf_stage_names[] = {
+	[PKTFILT_STAGE_L4]	= "l4",
+	[PKTFILT_STAGE_RX]	= "rx",
+	[PKTFILT_STAGE_TX]	= "tx",
+};
+
+int pf_parse_stages(const char *val, __u32 *stages, char *err, size_t len)
+{
+	const char *p = val, *end;
+	__u32 bits = 0;
+	size_t n, i;
+
+	for (;;) {
+		end = strchr(p, ',');
+		n = end ? (size_t)(end - p) : strlen(p);
+		if (!n) {
+			snprintf(err, len,
+				 "--at %s: an empty stage (l4, rx, tx, comma-separated)",
+				 val);
+			return -1;
+		}
+		for (i = 0; i < ARRAY_SIZE(pf_stage_names); i++)
+			if (strlen(pf_stage_names[i]) == n &&
+			    !strncmp(p, pf_stage_names[i], n))
+				break;
+		if (i == ARRAY_SIZE(pf_stage_names)) {
+			snprintf(err, len, "--at %s: unknown stage '%.*s' (l4, rx, tx)",
+				 val, (int)(n > 64 ? 64 : n), p);
+			return -1;
+		}
+		if (bits & (1U << i)) {
+			snprintf(err, len, "--at %s: stage '%s' given twice", val,
+				 pf_stage_names[i]);
+			return -1;
+		}
+		bits |= 1U << i;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	*stages = bits;
+	return 0;
+}
+
+int pf_format_stages(__u32 stages, char *buf, size_t len)
+{
+	size_t off = 0, i;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < 32; i++) {
+		if (!(stages & (1U << i)))
+			continue;
+		if (i < ARRAY_SIZE(pf_stage_names))
+			pf_append(buf, len, &off, "%s%s", off ? "," : "",
+				  pf_stage_names[i]);
+		else	/* a newer module's */
+			pf_append(buf, len, &off, "%s%zu", off ? "," : "", i);
+	}
+	return (int)off;
+}
+
+enum pf_compat pf_stages_compat(struct pf_filter *f, unsigned int version,
+				char *msg, size_t len)
+{
+	char at[64];
+
+	if (len)
+		msg[0] = '\0';
+	if (!version)
+		version = PKTFILT_GENL_VERSION;
+	if (version >= 2) {
+		if (!f->stages)
+			f->stages = PF_DEFAULT_STAGES;
+		if (version <= PKTFILT_GENL_VERSION)
+			return PF_COMPAT_OK;
+		snprintf(msg, len,
+			 "warning: the loaded pktfilt.ko speaks version %u, this pktfilt version %d: pktfilt is older than the module (going on; install this release's pktfilt)",
+			 version, PKTFILT_GENL_VERSION);
+		return PF_COMPAT_WARN;
+	}
+	if (f->stages & ~(1U << PKTFILT_STAGE_L4)) {
+		pf_format_stages(f->stages, at, sizeof(at));
+		snprintf(msg, len,
+			 "--at %s: the loaded pktfilt.ko speaks version %u: it traces only --at l4; load this release's module (rmmod pktfilt; insmod pktfilt.ko) or give --at l4",
+			 at, version);
+		return PF_COMPAT_FAIL;
+	}
+	if (f->stages) {
+		f->stages = 0;	/* l4: what version 1 does, unasked */
+		return PF_COMPAT_OK;
+	}
+	snprintf(msg, len,
+		 "note: the loaded pktfilt.ko speaks version %u: it traces only --at l4 (the protocol handlers), not the default --at rx; load this release's module for rx and tx",
+		 version);
+	return PF_COMPAT_NOTE;
+}
+
+static enum pf_parse_status pf_opt_at(struct pf_parser *p, const char *name,
+				      const char *val)
+{
+	(void)name;
+	if (pf_parse_stages(val, &p->filter->stages, p->err, sizeof(p->err)))
+		return PF_PARSE_INVALID;
+	return PF_PARSE_OK;
+}
+
 /* Indexed by enum pf_opt. */
 static const struct pf_option pf_options[] = {
 	[PF_OPT_PROTO]	 = { "--proto",	  pf_opt_proto },
@@ -402,6 +531,7 @@ static const struct pf_option pf_options[] = {
 	[PF_OPT_NETNS]	 = { "--netns",	  pf_opt_netns },
 	[PF_OPT_MARK]	 = { "--mark",	  pf_opt_mark },
 	[PF_OPT_COUNT]	 = { "--count",	  pf_opt_count },
+	[PF_OPT_AT]	 = { "--at",	  pf_opt_at },
 };
 
 void pf_parser_init(struct pf_parser *p, struct pf_filter *filter,
@@ -605,27 +735,6 @@ enum pf_parse_status pf_parse_filter(int argc, char *const *argv,
 	return st;
 }
 
-/*
- * snprintf() that appends at *off and keeps counting past the end. Every
- * piece starts with a blank to separate it from the previous one: the
- * first piece has none to separate from.
- */
-static void __attribute__((format(printf, 4, 5)))
-pf_append(char *buf, size_t len, size_t *off, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!*off && fmt[0] == ' ')
-		fmt++;
-	va_start(ap, fmt);
-	n = vsnprintf(*off < len ? buf + *off : NULL,
-		      *off < len ? len - *off : 0, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*off += (size_t)n;
-}
-
 static void pf_format_addr(char *buf, size_t len, size_t *off,
 			   const char *name, const struct pf_addr_pred *a)
 {
@@ -704,6 +813,12 @@ int pf_format_filter(const struct pf_filter *f, const struct pf_resolver *res,
 		pf_append(buf, len, &off, " --mark 0x%x/0x%x", s->mark,
 			  s->mark_mask);
 	pf_append(buf, len, &off, " --count %u", f->count);
+	if (f->stages) {
+		char at[64];
+
+		pf_format_stages(f->stages, at, sizeof(at));
+		pf_append(buf, len, &off, " --at %s", at);
+	}
 	return (int)off;
 }
 

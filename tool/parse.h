@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "pktfilt.h"
 #include "match.h"
 
 /* What "pktfilt set" sends: the predicates plus how many packets to trace. */
@@ -19,9 +20,17 @@ struct pf_filter {
 	struct pf_spec spec;
 	__u32 count;		/* packets to trace, 0 = no limit */
 	__u32 flags;		/* PKTFILT_F_*: never set by "set" itself */
+	/*
+	 * Bits 1 << PKTFILT_STAGE_* (--at), 0 if --at was not given: then
+	 * pf_stages_compat() makes it the default, PF_DEFAULT_STAGES, or
+	 * leaves it 0 for a version 1 module (which traces at l4 only and
+	 * is sent no PKTFILT_A_STAGES).
+	 */
+	__u32 stages;
 };
 
 #define PF_DEFAULT_COUNT	1
+#define PF_DEFAULT_STAGES	(1U << PKTFILT_STAGE_RX)
 
 /*
  * The system lookups the parser needs. Each returns 0 or a negative errno;
@@ -110,6 +119,33 @@ enum pf_parse_status pf_parse_filter(int argc, char *const *argv,
  */
 int pf_format_filter(const struct pf_filter *filter,
 		     const struct pf_resolver *res, char *buf, size_t len);
+
+/*
+ * --at's value, "rx,tx": 0 and the bits in *@stages, or -1 with the
+ * message (naming the offending value) in @err.
+ */
+int pf_parse_stages(const char *val, __u32 *stages, char *err, size_t len);
+/* "l4,rx": the stages of @stages in their order; like snprintf(). */
+int pf_format_stages(__u32 stages, char *buf, size_t len);
+
+/*
+ * The filter against the loaded module's family @version (0: unknown,
+ * taken as ours). Fills @msg and returns:
+ *  PF_COMPAT_OK	nothing to say; @f->stages is what to send
+ *  PF_COMPAT_NOTE	a version 1 module, --at not given: @f traces at l4
+ *			(stages 0: no PKTFILT_A_STAGES sent); say @msg
+ *  PF_COMPAT_WARN	a module newer than this tool: say @msg, go on
+ *  PF_COMPAT_FAIL	a version 1 module asked for another stage than l4
+ */
+enum pf_compat {
+	PF_COMPAT_OK,
+	PF_COMPAT_NOTE,
+	PF_COMPAT_WARN,
+	PF_COMPAT_FAIL,
+};
+
+enum pf_compat pf_stages_compat(struct pf_filter *f, unsigned int version,
+				char *msg, size_t len);
 
 /* Value parsers, exported for the tests. Return 0 or -1. */
 int pf_parse_u32(const char *s, __u32 *val);	/* decimal or 0x hex */

@@ -19,6 +19,8 @@ static const struct nla_policy pf_stat_policy[PKTFILT_STAT_MAX + 1] = {
 	[PKTFILT_STAT_NOT_READY]	= { .type = NLA_U64 },
 	[PKTFILT_STAT_EXHAUSTED]	= { .type = NLA_U64 },
 	[PKTFILT_STAT_GATE_MISSED]	= { .type = NLA_U64 },
+	[PKTFILT_STAT_FOLLOWED]		= { .type = NLA_U64 },
+	[PKTFILT_STAT_DROPPED]		= { .type = NLA_U64 },
 };
 
 static const char *const pf_stat_names[PKTFILT_STAT_MAX + 1] = {
@@ -28,6 +30,8 @@ static const char *const pf_stat_names[PKTFILT_STAT_MAX + 1] = {
 	[PKTFILT_STAT_NOT_READY]	= "not ready",
 	[PKTFILT_STAT_EXHAUSTED]	= "exhausted",
 	[PKTFILT_STAT_GATE_MISSED]	= "gate missed",
+	[PKTFILT_STAT_FOLLOWED]		= "followed",
+	[PKTFILT_STAT_DROPPED]		= "dropped",
 };
 
 static int pf_show_decode_stats(struct nlattr *nest, struct pf_status *st)
@@ -114,6 +118,8 @@ static void pf_show_filter(FILE *out, const struct pf_status *st,
 	pf_format_filter(&st->filter, res, buf, sizeof(buf));
 	fprintf(out, "%s pktfilt set %s\n",
 		armed ? "filter:     " : "last filter:", buf);
+	pf_format_stages(st->filter.stages, buf, sizeof(buf));
+	fprintf(out, "at:          %s\n", buf);
 	if (armed && st->has_remaining)
 		fprintf(out, "remaining:   %u\n", st->remaining);
 	else if (armed && !st->filter.count)

@@ -600,6 +600,79 @@ TEST(count)
 	    "--count", "many");
 }
 
+TEST(at_stages)
+{
+	struct pf_filter f;
+	char buf[64];
+
+	OK(&f, "--proto", "udp");
+	EXPECT_EQ(0, f.stages);			/* not given: the caller's default */
+	OK(&f, "--at", "rx");
+	EXPECT_EQ(1U << PKTFILT_STAGE_RX, f.stages);
+	OK(&f, "--at=l4");
+	EXPECT_EQ(1U << PKTFILT_STAGE_L4, f.stages);
+	OK(&f, "--at", "tx,rx,l4");
+	EXPECT_EQ(PKTFILT_STAGES_ALL, f.stages);
+	OK(&f, "--at", "tx,rx", "--proto", "icmp");
+	EXPECT_EQ((1U << PKTFILT_STAGE_RX) | (1U << PKTFILT_STAGE_TX),
+		  f.stages);
+	EXPECT_EQ(5, pf_format_stages(f.stages, buf, sizeof(buf)));
+	EXPECT_STREQ("rx,tx", buf);
+
+	BAD("--at rx,foo: unknown stage 'foo' (l4, rx, tx)", "--at", "rx,foo");
+	BAD("--at RX: unknown stage 'RX' (l4, rx, tx)", "--at", "RX");
+	BAD("--at rx,tx,rx: stage 'rx' given twice", "--at", "rx,tx,rx");
+	BAD("--at rx,: an empty stage (l4, rx, tx, comma-separated)",
+	    "--at", "rx,");
+	BAD("--at ,tx: an empty stage (l4, rx, tx, comma-separated)",
+	    "--at=,tx");
+	BAD("--at rx,,tx: an empty stage (l4, rx, tx, comma-separated)",
+	    "--at", "rx,,tx");
+	BAD("--at rx tx: unknown stage 'rx tx' (l4, rx, tx)", "--at", "rx tx");
+	BAD("--at given twice", "--at", "rx", "--at", "tx");
+	FAIL(PF_PARSE_SYNTAX, "--at: empty value", "--at", "");
+	FAIL(PF_PARSE_SYNTAX, "--at: missing value", "--at");
+}
+
+/* The loaded module's version against --at. */
+TEST(at_and_module_version)
+{
+	struct pf_filter f;
+	char msg[512];
+
+	/* Ours: the default is rx, sent. */
+	OK(&f, "--proto", "tcp");
+	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 2, msg, sizeof(msg)));
+	EXPECT_EQ(1U << PKTFILT_STAGE_RX, f.stages);
+	EXPECT_STREQ("", msg);
+	/* Unknown (0): taken as ours. */
+	OK(&f, "--at", "tx");
+	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 0, msg, sizeof(msg)));
+	EXPECT_EQ(1U << PKTFILT_STAGE_TX, f.stages);
+
+	/* Version 1, no --at: l4, said once, nothing sent. */
+	OK(&f, "--proto", "tcp");
+	EXPECT_EQ(PF_COMPAT_NOTE, pf_stages_compat(&f, 1, msg, sizeof(msg)));
+	EXPECT_EQ(0, f.stages);
+	EXPECT_NE(NULL, strstr(msg, "version 1"));
+	EXPECT_NE(NULL, strstr(msg, "--at l4"));
+	/* Version 1, --at l4: fine, and nothing sent. */
+	OK(&f, "--at", "l4");
+	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 1, msg, sizeof(msg)));
+	EXPECT_EQ(0, f.stages);
+	/* Version 1, another stage asked for: refused, with what to do. */
+	OK(&f, "--at", "l4,rx");
+	EXPECT_EQ(PF_COMPAT_FAIL, pf_stages_compat(&f, 1, msg, sizeof(msg)));
+	EXPECT_STREQ("--at l4,rx: the loaded pktfilt.ko speaks version 1: it traces only --at l4; load this release's module (rmmod pktfilt; insmod pktfilt.ko) or give --at l4",
+		     msg);
+
+	/* A newer module: a warning, and on. */
+	OK(&f, "--at", "rx");
+	EXPECT_EQ(PF_COMPAT_WARN, pf_stages_compat(&f, 3, msg, sizeof(msg)));
+	EXPECT_EQ(1U << PKTFILT_STAGE_RX, f.stages);
+	EXPECT_NE(NULL, strstr(msg, "older than the module"));
+}
+
 TEST(syntax_errors)
 {
 	FAIL(PF_PARSE_SYNTAX, "unknown option '--foo'", "--foo");
@@ -638,6 +711,7 @@ TEST(equals_form_is_the_same)
 		{ "--netns", "/run/netns/blue" },
 		{ "--mark", "0x1/0x3" },
 		{ "--count", "7" },
+		{ "--at", "rx,tx" },
 	};
 	struct pf_filter a, b;
 	char joined[64];
@@ -749,6 +823,8 @@ TEST(format_round_trip)
 	FORMAT("--mark 0x10/0xff --count 1", "--mark", "0x10/255");
 	FORMAT("--netns 4026531840 --dev eth0 --count 1", "--dev", "eth0");
 	FORMAT("--ifindex 9 --count 1", "--ifindex", "9");
+	FORMAT("--proto udp --count 1 --at rx", "--at", "rx", "--proto", "udp");
+	FORMAT("--count 2 --at l4,rx,tx", "--at", "tx,l4,rx", "--count", "2");
 	FORMAT("--netns /run/netns/blue --dev veth0 --count 1",
 	       "--dev", "veth0", "--netns", "4026532001");
 	/* Our own netns prints as a number: /proc/self is the reader's. */

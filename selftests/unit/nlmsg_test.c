@@ -258,7 +258,8 @@ TEST(show_armed)
 	EXPECT_STREQ(
 		"state:       armed\n"
 		"filter id:   7\n"
-		"filter:      pktfilt set --proto tcp --saddr 192.0.2.0/24 --dport 443 --netns 1000 --dev eth0 --count 3\n"
+		"filter:      pktfilt set --proto tcp --saddr 192.0.2.0/24 --dport 443 --netns 1000 --dev eth0 --count 3 --at l4\n"
+		"at:          l4\n"
 		"remaining:   2\n"
 		"last disarm: count used up\n"
 		"seen:        102\n"
@@ -292,7 +293,8 @@ TEST(show_idle_and_defaults)
 	EXPECT_EQ(0xffffffffu, st.filter.spec.mark_mask);
 	EXPECT_EQ(1, st.filter.count);			/* no COUNT: 1 */
 	EXPECT_STREQ("state:       idle\n"
-		     "last filter: pktfilt set --daddr 2001:db8::1 --mark 0x5 --count 1\n",
+		     "last filter: pktfilt set --daddr 2001:db8::1 --mark 0x5 --count 1 --at l4\n"
+		     "at:          l4\n",
 		     out);
 	nlmsg_free(m);
 }
@@ -308,7 +310,8 @@ TEST(show_unlimited_and_unknown)
 	nla_put_u8(m, PKTFILT_A_STATE, PKTFILT_STATE_ARMED);
 	ASSERT_EQ(0, show(m, &st, out, sizeof(out)));
 	EXPECT_STREQ("state:       armed\n"
-		     "filter:      pktfilt set --ifindex 9 --count 0\n"
+		     "filter:      pktfilt set --ifindex 9 --count 0 --at l4\n"
+		     "at:          l4\n"
 		     "remaining:   unlimited\n", out);
 	nlmsg_free(m);
 
@@ -317,6 +320,124 @@ TEST(show_unlimited_and_unknown)
 	ASSERT_EQ(0, show(m, &st, out, sizeof(out)));
 	EXPECT_STREQ("state:       9 (unknown to this pktfilt)\n"
 		     "filter:      none\n", out);
+	nlmsg_free(m);
+}
+
+/* Version 2: the stages GET echoes, the new counters. */
+TEST(show_stages_and_new_stats)
+{
+	struct nl_msg *m = reply();
+	struct nlattr *n;
+	struct pf_status st;
+	char out[1024];
+
+	nla_put_u32(m, PKTFILT_A_COUNT, 2);
+	nla_put_u32(m, PKTFILT_A_STAGES, (1U << PKTFILT_STAGE_RX) |
+					 (1U << PKTFILT_STAGE_TX));
+	nla_put_u8(m, PKTFILT_A_STATE, PKTFILT_STATE_ARMED);
+	n = nla_nest_start(m, PKTFILT_A_STATS);
+	nla_put_u64(m, PKTFILT_STAT_TRACED, 4);
+	nla_put_u64(m, PKTFILT_STAT_FOLLOWED, 3);
+	nla_put_u64(m, PKTFILT_STAT_DROPPED, 1);
+	nla_nest_end(m, n);
+	ASSERT_EQ(0, show(m, &st, out, sizeof(out)));
+	EXPECT_EQ(6, st.filter.stages);
+	EXPECT_STREQ("state:       armed\n"
+		     "filter:      pktfilt set --count 2 --at rx,tx\n"
+		     "at:          rx,tx\n"
+		     "traced:      4\n"
+		     "followed:    3\n"
+		     "dropped:     1\n", out);
+	nlmsg_free(m);
+
+	/* Without STAGES (a version 1 module): l4. */
+	m = reply();
+	nla_put_u32(m, PKTFILT_A_COUNT, 1);
+	nla_put_u8(m, PKTFILT_A_STATE, PKTFILT_STATE_ARMED);
+	ASSERT_EQ(0, show(m, &st, out, sizeof(out)));
+	EXPECT_EQ(1U << PKTFILT_STAGE_L4, st.filter.stages);
+	nlmsg_free(m);
+
+	/* STAGES of the wrong size is refused. */
+	m = reply();
+	nla_put_u8(m, PKTFILT_A_STAGES, 2);
+	EXPECT_EQ(-EBADMSG, show(m, &st, out, sizeof(out)));
+	nlmsg_free(m);
+}
+
+/* SET: STAGES as --at says, or as pf_stages_compat() made it. */
+TEST(set_stages)
+{
+	struct nlattr *tb[PKTFILT_A_MAX + 1];
+	struct pf_filter f, back;
+	char err[256], msg[512];
+	struct req r;
+	const char *args[] = { "--at", "tx,l4", NULL };
+	struct nl_msg *m;
+
+	ASSERT_EQ(0, SET(&r, "--at", "tx,l4"));
+	EXPECT_EQ(2, r.nattrs);
+	ASSERT_NE(NULL, r.tb[PKTFILT_A_STAGES]);
+	EXPECT_EQ(4, nla_len(r.tb[PKTFILT_A_STAGES]));
+	EXPECT_EQ((1U << PKTFILT_STAGE_L4) | (1U << PKTFILT_STAGE_TX),
+		  nla_get_u32(r.tb[PKTFILT_A_STAGES]));
+	/* What GET would echo reads back the same. */
+	ASSERT_EQ(1, pf_nl_get_filter(r.tb, &back));
+	EXPECT_EQ(5, back.stages);
+	nlmsg_free(r.msg);
+
+	/* No --at, a version 2 module: rx, sent. */
+	ASSERT_EQ(PF_PARSE_OK, pf_parse_filter(0, (char *const *)args + 2, &f,
+					       &world, err, sizeof(err)));
+	EXPECT_EQ(0, f.stages);
+	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 2, msg, sizeof(msg)));
+	EXPECT_EQ(1U << PKTFILT_STAGE_RX, f.stages);
+	m = nlmsg_alloc();
+	ASSERT_NE(NULL, genlmsg_put(m, 0, 0, 0x20, 0, 0, PKTFILT_CMD_SET,
+				    PKTFILT_GENL_VERSION));
+	ASSERT_EQ(0, pf_nl_put_filter(m, &f));
+	ASSERT_EQ(0, pf_nl_parse(m, tb));
+	ASSERT_NE(NULL, tb[PKTFILT_A_STAGES]);
+	EXPECT_EQ(1U << PKTFILT_STAGE_RX, nla_get_u32(tb[PKTFILT_A_STAGES]));
+	nlmsg_free(m);
+
+	/* A version 1 module: nothing sent, it traces at l4. */
+	ASSERT_EQ(PF_PARSE_OK, pf_parse_filter(2, (char *const *)args, &f,
+					       &world, err, sizeof(err)));
+	EXPECT_EQ(PF_COMPAT_FAIL, pf_stages_compat(&f, 1, msg, sizeof(msg)));
+	f.stages = 0;
+	EXPECT_EQ(PF_COMPAT_NOTE, pf_stages_compat(&f, 1, msg, sizeof(msg)));
+	m = nlmsg_alloc();
+	ASSERT_NE(NULL, genlmsg_put(m, 0, 0, 0x20, 0, 0, PKTFILT_CMD_SET,
+				    PKTFILT_GENL_VERSION));
+	ASSERT_EQ(0, pf_nl_put_filter(m, &f));
+	ASSERT_EQ(0, pf_nl_parse(m, tb));
+	EXPECT_EQ(NULL, tb[PKTFILT_A_STAGES]);
+	nlmsg_free(m);
+}
+
+/* The PACKET notification's new attributes pass the policy. */
+TEST(event_stage_and_id)
+{
+	struct nlattr *tb[PKTFILT_A_MAX + 1];
+	struct nl_msg *m = nlmsg_alloc();
+
+	ASSERT_NE(NULL, genlmsg_put(m, 0, 0, 0x20, 0, 0, PKTFILT_CMD_PACKET,
+				    PKTFILT_GENL_VERSION));
+	nla_put_u64(m, PKTFILT_A_SEQ, 9);
+	nla_put_u8(m, PKTFILT_A_STAGE, PKTFILT_STAGE_TX);
+	nla_put_u64(m, PKTFILT_A_PACKET_ID, 7);
+	ASSERT_EQ(0, pf_nl_parse_event(m, tb));
+	EXPECT_EQ(PKTFILT_STAGE_TX, nla_get_u8(tb[PKTFILT_A_STAGE]));
+	EXPECT_EQ(7, nla_get_u64(tb[PKTFILT_A_PACKET_ID]));
+	nlmsg_free(m);
+
+	/* A PACKET_ID of 4 bytes is malformed. */
+	m = nlmsg_alloc();
+	genlmsg_put(m, 0, 0, 0x20, 0, 0, PKTFILT_CMD_PACKET,
+		    PKTFILT_GENL_VERSION);
+	nla_put_u32(m, PKTFILT_A_PACKET_ID, 7);
+	EXPECT_EQ(-EBADMSG, pf_nl_parse_event(m, tb));
 	nlmsg_free(m);
 }
 

@@ -58,6 +58,7 @@
 #define PF_LINGER_MS		1000	/* after COMMAND exits */
 #define PF_CLOSE_WAIT_MS	2000	/* for graphs to close */
 #define PF_CHECK_MS		1000	/* ask the module how it goes */
+#define PF_FOLLOW_MS		200	/* after the Nth packet: its later stages */
 #define PF_KILL_WAIT_MS		3000	/* SIGTERM, then SIGKILL */
 #define PF_BUF_KB_PACKET	1024
 #define PF_BUF_KB_UNLIMITED	16384
@@ -65,14 +66,14 @@
 #define PF_MAX_TIMEOUT		(365UL * 24 * 3600)
 
 const char pf_trace_synopsis[] =
-"pktfilt trace [PREDICATE]... [--count N] [--timeout SEC]\n"
-"                  [--format text|json|folded] [-o FILE] [--raw FILE]\n"
+"pktfilt trace [PREDICATE]... [--count N] [--at STAGE[,STAGE]...]\n"
+"                  [--timeout SEC] [--format text|json|folded] [-o FILE] [--raw FILE]\n"
 "                  [--svg FILE] [--functions GLOB[,GLOB]... | --all-functions]\n"
 "                  [-q] [-- COMMAND [ARG]...]";
 
 const char pf_trace_help[] =
-"    pktfilt trace [PREDICATE]... [--count N] [--timeout SEC]\n"
-"                  [--format text|json|folded] [-o FILE] [--raw FILE]\n"
+"    pktfilt trace [PREDICATE]... [--count N] [--at STAGE[,STAGE]...]\n"
+"                  [--timeout SEC] [--format text|json|folded] [-o FILE] [--raw FILE]\n"
 "                  [--svg FILE] [--functions GLOB[,GLOB]... | --all-functions]\n"
 "                  [-q] [-- COMMAND [ARG]...]\n"
 "        Everything in one command: set tracefs up for function_graph\n"
@@ -88,6 +89,15 @@ const char pf_trace_help[] =
 "        --count N\n"
 "            Trace N matching packets, 1-4294967295 (default 1). 0: every\n"
 "            matching packet until --timeout, a signal, or COMMAND's end.\n"
+"            N counts packets (packet ids), not graphs: a packet followed\n"
+"            through several stages has a graph at each. After the Nth\n"
+"            packet, with --at rx or tx, pktfilt waits 0.2 s more for its\n"
+"            later stages and its free (the pktfilt_free event).\n"
+"\n"
+"        --at STAGE[,STAGE]...\n"
+"            Where the packets are traced: l4, rx (the default) or tx;\n"
+"            see STAGES. The graph roots written to set_graph_function\n"
+"            follow from it.\n"
 "\n"
 "        --timeout SEC\n"
 "            Stop after SEC seconds (default 0: no limit). Fewer than N\n"
@@ -129,7 +139,15 @@ const char pf_trace_help[] =
 "            the default scope (BENCHMARKS.md).\n"
 "\n"
 "        SCOPE. By default the graphs hold the functions a network\n"
-"        engineer looks for on the receive path, by subsystem:\n"
+"        engineer looks for on the receive and transmit paths, by\n"
+"        subsystem:\n"
+"            devices     __netif_* netif_* __dev_queue_xmit dev_queue_xmit*\n"
+"                        dev_hard_start_xmit validate_xmit_* eth_*\n"
+"                        dev_forward_skb* __dev_forward_skb*\n"
+"                        enqueue_to_backlog\n"
+"            qdiscs      sch_* __qdisc_* qdisc_* pfifo_* fq_codel_*\n"
+"            drivers     veth_* virtnet_* start_xmit loopback_xmit\n"
+"            bridge      br_*\n"
 "            protocols   tcp_* __tcp_* udp* __udp* icmp* ping_*\n"
 "            IP, routes  ip_* __ip_* ipv4_* ip6_* __ip6_* ipv6_* fib_*\n"
 "                        fib6_* rt6_* dst_* neigh_*\n"
@@ -143,7 +161,7 @@ const char pf_trace_help[] =
 "                        __kmalloc* kfree\n"
 "            locking     _raw_spin_lock* _raw_spin_unlock*\n"
 "        (a glob no function matches on this kernel, such as nft_* without\n"
-"        nf_tables loaded, is left out). What it hides: RCU read-side calls,\n"
+"        nf_tables loaded or br_* without the bridge, is left out). What it hides: RCU read-side calls,\n"
 "        timekeeping, scheduler and wakeup internals below __wake_up*,\n"
 "        per-CPU and preemption helpers, BPF programs and cgroup hooks,\n"
 "        and any driver or subsystem not named; a hidden function's\n"
@@ -182,10 +200,11 @@ const char pf_trace_help[] =
 "        /proc/sys/kernel/pid_max, a PID no task can have (nothing is\n"
 "        traced but what the module lets through); the notrace and event\n"
 "        PID lists, set_graph_notrace and set_ftrace_notrace empty;\n"
-"        set_graph_function to the handlers the predicates can reach\n"
-"        (tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv icmpv6_rcv, as\n"
-"        --proto and the address family allow: graphs start there and\n"
-"        nowhere else); set_ftrace_filter to the handlers and the\n"
+"        set_graph_function to the roots the --at stages and predicates\n"
+"        can reach (l4: tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv\n"
+"        icmpv6_rcv; rx: ip_rcv ipv6_rcv; tx: ip_local_out ip6_local_out;\n"
+"        as --proto and the address family allow: graphs start there and\n"
+"        nowhere else); set_ftrace_filter to the roots and the\n"
 "        --functions globs or the SCOPE, or empty (--all-functions);\n"
 "        max_graph_depth and tracing_thresh 0; funcgraph-irqs off (no\n"
 "        interrupt shows in a packet's graph) and the other options to\n"
@@ -307,6 +326,9 @@ struct trace_run {
 	uint64_t *lost_before, *lost_after;
 	uint64_t *seqs;			/* of the PACKET notifications */
 	size_t nseen, cap;
+	uint64_t *ids;			/* packet ids seen: a hash set, 0 free */
+	size_t nids, idcap;		/* packets seen (what --count counts) */
+	unsigned int version;		/* of the module's family */
 	bool overflow;			/* notifications were dropped */
 	__u32 filter_id;
 	bool module_done;		/* the module said: count reached */
@@ -319,6 +341,12 @@ struct trace_run {
 };
 
 const char *const pf_trace_default_scope[] = {
+	/* device receive and transmit, qdiscs, drivers, the bridge */
+	"__netif_*", "netif_*", "__dev_queue_xmit", "dev_queue_xmit*",
+	"dev_hard_start_xmit", "validate_xmit_*", "sch_*", "__qdisc_*",
+	"qdisc_*", "pfifo_*", "fq_codel_*", "veth_*", "virtnet_*", "start_xmit",
+	"loopback_xmit", "eth_*", "br_*", "dev_forward_skb*",
+	"__dev_forward_skb*", "enqueue_to_backlog",
 	/* the protocols */
 	"tcp_*", "__tcp_*", "udp*", "__udp*", "icmp*", "ping_*",
 	/* IP, routing, neighbours */
@@ -344,32 +372,47 @@ const char *const pf_trace_default_scope[] = {
 /* ------------------------------------------------------------------ */
 /* Pure helpers, exported for the tests */
 
-size_t pf_trace_roots(const struct pf_spec *spec, const char **roots,
-		      size_t max)
+size_t pf_trace_roots(const struct pf_spec *spec, __u32 stages,
+		      const char **roots, size_t max)
 {
 	static const struct {
 		const char *name;
-		__u8 proto;
+		__u8 stage;
+		__u8 proto;	/* 0: any protocol */
 		__u8 family;
 	} handlers[] = {
-		{ "tcp_v4_rcv",	PKTFILT_PROTO_TCP,	PF_FAMILY_IPV4 },
-		{ "udp_rcv",	PKTFILT_PROTO_UDP,	PF_FAMILY_IPV4 },
-		{ "icmp_rcv",	PKTFILT_PROTO_ICMP,	PF_FAMILY_IPV4 },
-		{ "tcp_v6_rcv",	PKTFILT_PROTO_TCP,	PF_FAMILY_IPV6 },
-		{ "udpv6_rcv",	PKTFILT_PROTO_UDP,	PF_FAMILY_IPV6 },
-		{ "icmpv6_rcv",	PKTFILT_PROTO_ICMPV6,	PF_FAMILY_IPV6 },
+		{ "tcp_v4_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_TCP, PF_FAMILY_IPV4 },
+		{ "udp_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_UDP, PF_FAMILY_IPV4 },
+		{ "icmp_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_ICMP, PF_FAMILY_IPV4 },
+		{ "tcp_v6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_TCP, PF_FAMILY_IPV6 },
+		{ "udpv6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_UDP, PF_FAMILY_IPV6 },
+		{ "icmpv6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_ICMPV6, PF_FAMILY_IPV6 },
+		{ "ip_rcv",	PKTFILT_STAGE_RX, 0, PF_FAMILY_IPV4 },
+		{ "ipv6_rcv",	PKTFILT_STAGE_RX, 0, PF_FAMILY_IPV6 },
+		{ "ip_local_out", PKTFILT_STAGE_TX, 0, PF_FAMILY_IPV4 },
+		{ "ip6_local_out", PKTFILT_STAGE_TX, 0, PF_FAMILY_IPV6 },
 	};
 	__u8 family = spec->saddr.family ? spec->saddr.family :
 		      spec->daddr.family;
 	size_t i, n = 0;
 
+	if (!stages)
+		stages = 1U << PKTFILT_STAGE_L4;	/* a version 1 module */
+	/* ICMP is IPv4's, ICMPv6 IPv6's, at every stage. */
+	if (!family && spec->proto == PKTFILT_PROTO_ICMP)
+		family = PF_FAMILY_IPV4;
+	if (!family && spec->proto == PKTFILT_PROTO_ICMPV6)
+		family = PF_FAMILY_IPV6;
 	for (i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
-		if (spec->proto && spec->proto != handlers[i].proto)
+		if (!(stages & (1U << handlers[i].stage)))
+			continue;
+		if (spec->proto && handlers[i].proto &&
+		    spec->proto != handlers[i].proto)
 			continue;
 		if (family && family != handlers[i].family)
 			continue;
 		/* Ports: only TCP and UDP have them. */
-		if ((spec->sport.set || spec->dport.set) &&
+		if ((spec->sport.set || spec->dport.set) && handlers[i].proto &&
 		    handlers[i].proto != PKTFILT_PROTO_TCP &&
 		    handlers[i].proto != PKTFILT_PROTO_UDP)
 			continue;
@@ -689,9 +732,48 @@ static void kernel_error(struct trace_run *r, const char *what, int err)
 /* ------------------------------------------------------------------ */
 /* Notifications */
 
+/*
+ * A packet id seen: 1 if new, 0 if not, -ENOMEM. Ids are >= 1; one of 0
+ * (a version 1 module sends none) is a packet of its own each time.
+ */
+static int id_add(struct trace_run *r, uint64_t id)
+{
+	size_t i, mask;
+
+	if (!id) {
+		r->nids++;
+		return 1;
+	}
+	if (2 * (r->nids + 1) > r->idcap) {
+		size_t cap = r->idcap ? 2 * r->idcap : 64, k;
+		uint64_t *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (k = 0; k < r->idcap; k++) {
+			if (!r->ids[k])
+				continue;
+			for (i = r->ids[k] & (cap - 1); n[i]; i = (i + 1) & (cap - 1))
+				;
+			n[i] = r->ids[k];
+		}
+		free(r->ids);
+		r->ids = n;
+		r->idcap = cap;
+	}
+	mask = r->idcap - 1;
+	for (i = id & mask; r->ids[i]; i = (i + 1) & mask)
+		if (r->ids[i] == id)
+			return 0;
+	r->ids[i] = id;
+	r->nids++;
+	return 1;
+}
+
 static int on_packet(struct nlattr **tb, void *arg)
 {
 	struct trace_run *r = arg;
+	int err;
 
 	if (r->nseen == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 16;
@@ -704,7 +786,10 @@ static int on_packet(struct nlattr **tb, void *arg)
 	}
 	r->seqs[r->nseen++] = tb[PKTFILT_A_SEQ] ?
 			      nla_get_u64(tb[PKTFILT_A_SEQ]) : 0;
-	return 0;
+	/* Several graphs of one packet: --count counts the packets. */
+	err = id_add(r, tb[PKTFILT_A_PACKET_ID] ?
+		     nla_get_u64(tb[PKTFILT_A_PACKET_ID]) : 0);
+	return err < 0 ? err : 0;
 }
 
 /*
@@ -900,6 +985,10 @@ static int wait_packets(struct trace_run *r)
 	__u32 count = r->o.filter.count;
 	long long deadline = r->deadline;
 	long long linger = -1, next_check = now_ms() + PF_CHECK_MS;
+	long long follow = -1;
+	/* Later stages of the last packet may still come: wait for them. */
+	bool later = r->version >= 2 &&
+		     (r->o.filter.stages & ~(1U << PKTFILT_STAGE_L4));
 
 	for (;;) {
 		struct pollfd pfd[2] = {
@@ -909,9 +998,16 @@ static int wait_packets(struct trace_run *r)
 		long long now, wake;
 		int err, sig;
 
-		if (count && (r->nseen >= count || r->module_done)) {
+		if (count && (r->nids >= count || r->module_done) &&
+		    (!later || (follow >= 0 && now_ms() >= follow))) {
 			r->end = END_COUNT;
 			return 0;
+		}
+		if (count && (r->nids >= count || r->module_done) &&
+		    follow < 0) {
+			follow = now_ms() + PF_FOLLOW_MS;
+			if (follow < next_check)
+				next_check = follow;
 		}
 		if (r->gone[0]) {
 			r->end = END_GONE;
@@ -927,6 +1023,8 @@ static int wait_packets(struct trace_run *r)
 			return 0;
 		}
 		wake = next_check;
+		if (follow >= 0 && follow < wake)
+			wake = follow;
 		if (deadline >= 0 && deadline < wake)
 			wake = deadline;
 		if (linger >= 0 && linger < wake)
@@ -1504,7 +1602,7 @@ static long pid_max(void)
 /* Steps 2 and 3: tracefs, then the filter. */
 static int arm(struct trace_run *r)
 {
-	const char *roots[8];
+	const char *roots[16];
 	struct pf_tfs_config c = { 0 };
 	struct pf_status st;
 	struct nl_msg *msg;
@@ -1518,7 +1616,8 @@ static int arm(struct trace_run *r)
 	r->tfs_open = true;
 
 	c.idle_pid = (pid_t)pid_max();
-	c.nroots = pf_trace_roots(&r->o.filter.spec, roots, 8);
+	c.nroots = pf_trace_roots(&r->o.filter.spec, r->o.filter.stages, roots,
+				  16);
 	c.roots = roots;
 	if (r->o.functions) {
 		c.globs = (const char *const *)r->o.globs;
@@ -1662,6 +1761,7 @@ static int prepare(struct trace_run *r)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 	struct pf_status st;
+	char why[512];
 	sigset_t set;
 	size_t i;
 	int err;
@@ -1713,6 +1813,19 @@ static int prepare(struct trace_run *r)
 		return EXIT_RUNTIME;
 	}
 	fcntl(pf_nl_fd(r->nl), F_SETFD, FD_CLOEXEC);
+	r->version = pf_nl_version(r->nl);
+	switch (pf_stages_compat(&r->o.filter, r->version, why, sizeof(why))) {
+	case PF_COMPAT_FAIL:
+		fprintf(stderr, "pktfilt: trace: %s\n", why);
+		return EXIT_RUNTIME;
+	case PF_COMPAT_OK:
+		break;
+	default:
+		fprintf(stderr, "pktfilt: trace: %s\n", why);
+		break;
+	}
+	if (!r->version)
+		r->version = PKTFILT_GENL_VERSION;
 
 	if (take_lock(r))
 		return EXIT_RUNTIME;
@@ -1741,7 +1854,7 @@ static int prepare(struct trace_run *r)
 static int tell_end(struct trace_run *r)
 {
 	__u32 count = r->o.filter.count;
-	size_t k = r->nseen;
+	size_t k = r->nids;
 
 	if (r->module_done && k < count)
 		k = count;	/* notifications lost, the module knows */
@@ -1868,6 +1981,7 @@ int pf_trace_run(const struct pf_cmd *cmd, int argc, char **argv)
 	if (r.saved)
 		fclose(r.saved);
 	free(r.seqs);
+	free(r.ids);
 	free(r.lost_before);
 	free(r.lost_after);
 	/* Signals stay blocked: one now would only change the status. */

@@ -42,6 +42,7 @@
 
 #include "kselftest_harness.h"
 #include "tracefs.h"
+#include "pktfilt.h"
 #include "tracecmd.h"
 
 #define NCPUS	2
@@ -1201,16 +1202,30 @@ TEST(glob_matches_ftrace)
 
 /* ---- tool/tracecmd.c's helpers ---- */
 
-static size_t roots_of(struct pf_spec *s, char *out, size_t len)
+static size_t roots_at(struct pf_spec *s, __u32 stages, char *out,
+		       size_t len)
 {
-	const char *r[8];
-	size_t n = pf_trace_roots(s, r, 8), i;
+	const char *r[16];
+	size_t n = pf_trace_roots(s, stages, r, 16), i;
 
 	out[0] = '\0';
 	for (i = 0; i < n; i++) {
 		strncat(out, r[i], len - strlen(out) - 2);
 		strcat(out, " ");
 	}
+	return n;
+}
+
+/* At l4, as a version 1 module traces (stages 0). */
+static size_t roots_of(struct pf_spec *s, char *out, size_t len)
+{
+	char again[256];
+	size_t n = roots_at(s, 0, out, len);
+
+	/* 0 is l4. */
+	roots_at(s, 1U << PKTFILT_STAGE_L4, again, sizeof(again));
+	if (strcmp(out, again))
+		return (size_t)-1;
 	return n;
 }
 
@@ -1248,6 +1263,50 @@ TEST(roots_by_predicates)
 	s.proto = 58;
 	roots_of(&s, buf, sizeof(buf));
 	EXPECT_STREQ("icmpv6_rcv ", buf);
+}
+
+/* rx and tx: any protocol, by address family only. */
+TEST(roots_by_stages)
+{
+	const __u32 rx = 1U << PKTFILT_STAGE_RX, tx = 1U << PKTFILT_STAGE_TX;
+	const __u32 l4 = 1U << PKTFILT_STAGE_L4;
+	const char *r3[3];
+	struct pf_spec s;
+	char buf[256];
+
+	memset(&s, 0, sizeof(s));
+	EXPECT_EQ(2, roots_at(&s, rx, buf, sizeof(buf)));
+	EXPECT_STREQ("ip_rcv ipv6_rcv ", buf);
+	EXPECT_EQ(2, roots_at(&s, tx, buf, sizeof(buf)));
+	EXPECT_STREQ("ip_local_out ip6_local_out ", buf);
+	EXPECT_EQ(10, roots_at(&s, l4 | rx | tx, buf, sizeof(buf)));
+	EXPECT_STREQ("tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv icmpv6_rcv ip_rcv ipv6_rcv ip_local_out ip6_local_out ", buf);
+
+	/* Ports and protocols do not narrow rx or tx: all go through. */
+	s.proto = 17;
+	s.dport.set = 1;
+	roots_at(&s, rx | tx, buf, sizeof(buf));
+	EXPECT_STREQ("ip_rcv ipv6_rcv ip_local_out ip6_local_out ", buf);
+	roots_at(&s, l4 | tx, buf, sizeof(buf));
+	EXPECT_STREQ("udp_rcv udpv6_rcv ip_local_out ip6_local_out ", buf);
+
+	/* The address family and ICMP's do. */
+	memset(&s, 0, sizeof(s));
+	s.daddr.family = PF_FAMILY_IPV6;
+	roots_at(&s, rx | tx, buf, sizeof(buf));
+	EXPECT_STREQ("ipv6_rcv ip6_local_out ", buf);
+	memset(&s, 0, sizeof(s));
+	s.proto = 1;
+	roots_at(&s, rx | tx, buf, sizeof(buf));
+	EXPECT_STREQ("ip_rcv ip_local_out ", buf);
+	s.proto = 58;
+	roots_at(&s, rx, buf, sizeof(buf));
+	EXPECT_STREQ("ipv6_rcv ", buf);
+
+	/* Only the first @max, but the count of all. */
+	memset(&s, 0, sizeof(s));
+	EXPECT_EQ(10, pf_trace_roots(&s, l4 | rx | tx, r3, 3));
+	EXPECT_STREQ("icmp_rcv", r3[2]);
 }
 
 /*

@@ -355,6 +355,7 @@ static const uint8_t pf_attr_size[PKTFILT_A_MAX + 1] = {
 	[PKTFILT_A_IFINDEX] = 4,	[PKTFILT_A_NETNS] = 4,
 	[PKTFILT_A_MARK] = 4,		[PKTFILT_A_MARK_MASK] = 4,
 	[PKTFILT_A_COUNT] = 4,		[PKTFILT_A_FLAGS] = 4,
+	[PKTFILT_A_STAGES] = 4,
 };
 
 static void rnd_addr4(uint8_t a[4])
@@ -428,6 +429,8 @@ static void put_pf_value(struct batch *b, uint16_t type, uint16_t flags)
 
 static uint16_t rnd_set_type(void)
 {
+	if (pct(8))
+		return PKTFILT_A_STAGES;
 	return (uint16_t)(PKTFILT_A_PROTO + rnd(PKTFILT_A_FLAGS - PKTFILT_A_PROTO + 1));
 }
 
@@ -435,6 +438,8 @@ static uint16_t rnd_set_type(void)
  * take (reply-only types have no policy entry). */
 static uint16_t rnd_unknown_type(const struct family *f)
 {
+	uint16_t type;
+
 	switch (rnd(4)) {
 	case 0:
 		return 0;
@@ -445,8 +450,12 @@ static uint16_t rnd_unknown_type(const struct family *f)
 	default:
 		if (!f->is_pktfilt)
 			return (uint16_t)rnd(f->maxattr + 2);
-		return pct(20) ? PKTFILT_A_PAD :
-		       (uint16_t)(PKTFILT_A_STATE + rnd(PKTFILT_A_MAX - PKTFILT_A_STATE + 1));
+		if (pct(20))
+			return PKTFILT_A_PAD;
+		/* Reply-only types (STAGES, which SET takes, excepted). */
+		type = (uint16_t)(PKTFILT_A_STATE +
+				  rnd(PKTFILT_A_MAX - PKTFILT_A_STATE + 1));
+		return type == PKTFILT_A_STAGES ? PKTFILT_A_STAGE : type;
 	}
 }
 
@@ -623,6 +632,8 @@ static void put_set_valid(struct batch *b)
 		put_u32(b, PKTFILT_A_COUNT, rnd(6));
 	if (pct(20))
 		put_u32(b, PKTFILT_A_FLAGS, rnd(PKTFILT_F_ALL + 1));
+	if (pct(50))
+		put_u32(b, PKTFILT_A_STAGES, 1 + rnd(PKTFILT_STAGES_ALL));
 }
 
 /* A SET that breaks one rule of the UAPI; returns what it breaks. */
@@ -632,7 +643,11 @@ static const char *put_set_invalid(struct batch *b)
 
 	rnd_addr4(a4);
 	rnd_addr6(a6);
-	switch (rnd(15)) {
+	switch (rnd(16)) {
+	case 15:
+		put_u32(b, PKTFILT_A_STAGES,
+			pct(50) ? 0 : PKTFILT_STAGES_ALL + 1 + rnd(1000));
+		return "SET no stage or an unknown one";
 	case 0:
 		put_attr(b, PKTFILT_A_DADDR4, a4, 4);
 		put_u8(b, PKTFILT_A_DADDR_PLEN, (uint8_t)(33 + rnd(223)));

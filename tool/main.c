@@ -71,7 +71,8 @@ static const char help_set[] =
 "\n"
 "        --at STAGE[,STAGE]...\n"
 "            Where on its way through the kernel a matching packet is\n"
-"            traced (see STAGES). Default: rx.\n";
+"            traced (see STAGES). Default: l4 for set (what pktfilt 1\n"
+"            did, so that its recipes keep working), rx for trace.\n";
 
 static const char help_show[] =
 "    pktfilt show\n"
@@ -183,7 +184,7 @@ static const char help_stages[] =
 "    stage's graph has its own root function, the one 'pktfilt trace'\n"
 "    gives set_graph_function:\n"
 "\n"
-"    rx  IP receive (the default). Root ip_rcv or ipv6_rcv, the kernel's\n"
+"    rx  IP receive (trace's default). Root ip_rcv or ipv6_rcv, the kernel's\n"
 "        IPv4 and IPv6 packet handlers, entered for a packet that\n"
 "        matches (a matching packet of a batched list is taken out of\n"
 "        the batch and received alone). The graph holds netfilter\n"
@@ -432,7 +433,8 @@ static int request_eperm(const struct pf_cmd *cmd,
 		struct pf_filter f = *filter;
 		char why[512];
 
-		switch (pf_stages_compat(&f, pf_nl_version(nl), why,
+		switch (pf_stages_compat(&f, pf_nl_version(nl),
+					 PF_SET_DEFAULT_STAGES, why,
 					 sizeof(why))) {
 		case PF_COMPAT_FAIL:
 			fprintf(stderr, "pktfilt: %s: %s\n", cmd->name, why);

@@ -475,7 +475,7 @@ int pf_format_stages(__u32 stages, char *buf, size_t len)
 }
 
 enum pf_compat pf_stages_compat(struct pf_filter *f, unsigned int version,
-				char *msg, size_t len)
+				__u32 default_stages, char *msg, size_t len)
 {
 	char at[64];
 
@@ -485,7 +485,7 @@ enum pf_compat pf_stages_compat(struct pf_filter *f, unsigned int version,
 		version = PKTFILT_GENL_VERSION;
 	if (version >= 2) {
 		if (!f->stages)
-			f->stages = PF_DEFAULT_STAGES;
+			f->stages = default_stages;
 		if (version <= PKTFILT_GENL_VERSION)
 			return PF_COMPAT_OK;
 		snprintf(msg, len,
@@ -500,13 +500,14 @@ enum pf_compat pf_stages_compat(struct pf_filter *f, unsigned int version,
 			 at, version);
 		return PF_COMPAT_FAIL;
 	}
-	if (f->stages) {
+	if (f->stages || !(default_stages & ~(1U << PKTFILT_STAGE_L4))) {
 		f->stages = 0;	/* l4: what version 1 does, unasked */
 		return PF_COMPAT_OK;
 	}
+	pf_format_stages(default_stages, at, sizeof(at));
 	snprintf(msg, len,
-		 "note: the loaded pktfilt.ko speaks version %u: it traces only --at l4 (the protocol handlers), not the default --at rx; load this release's module for rx and tx",
-		 version);
+		 "note: the loaded pktfilt.ko speaks version %u: it traces only --at l4 (the protocol handlers), not the default --at %s; load this release's module for rx and tx",
+		 version, at);
 	return PF_COMPAT_NOTE;
 }
 

@@ -22,15 +22,22 @@ struct pf_filter {
 	__u32 flags;		/* PKTFILT_F_*: never set by "set" itself */
 	/*
 	 * Bits 1 << PKTFILT_STAGE_* (--at), 0 if --at was not given: then
-	 * pf_stages_compat() makes it the default, PF_DEFAULT_STAGES, or
-	 * leaves it 0 for a version 1 module (which traces at l4 only and
-	 * is sent no PKTFILT_A_STAGES).
+	 * pf_stages_compat() makes it the command's default
+	 * (PF_SET_DEFAULT_STAGES, PF_TRACE_DEFAULT_STAGES), or leaves it 0
+	 * for a version 1 module (which traces at l4 only and is sent no
+	 * PKTFILT_A_STAGES).
 	 */
 	__u32 stages;
 };
 
 #define PF_DEFAULT_COUNT	1
-#define PF_DEFAULT_STAGES	(1U << PKTFILT_STAGE_RX)
+/*
+ * set: l4, what version 1 did, so that a recipe written for it (its
+ * set_graph_function on the protocol handlers) keeps working; trace sets
+ * tracefs up itself and shows more by default (README, "Where: stages").
+ */
+#define PF_SET_DEFAULT_STAGES	(1U << PKTFILT_STAGE_L4)
+#define PF_TRACE_DEFAULT_STAGES	(1U << PKTFILT_STAGE_RX)
 
 /*
  * The system lookups the parser needs. Each returns 0 or a negative errno;
@@ -145,6 +152,7 @@ enum pf_compat {
 };
 
 enum pf_compat pf_stages_compat(struct pf_filter *f, unsigned int version,
+				__u32 default_stages,
 				char *msg, size_t len);
 
 /* Value parsers, exported for the tests. Return 0 or -1. */

@@ -1814,7 +1814,8 @@ static int prepare(struct trace_run *r)
 	}
 	fcntl(pf_nl_fd(r->nl), F_SETFD, FD_CLOEXEC);
 	r->version = pf_nl_version(r->nl);
-	switch (pf_stages_compat(&r->o.filter, r->version, why, sizeof(why))) {
+	switch (pf_stages_compat(&r->o.filter, r->version,
+				 PF_TRACE_DEFAULT_STAGES, why, sizeof(why))) {
 	case PF_COMPAT_FAIL:
 		fprintf(stderr, "pktfilt: trace: %s\n", why);
 		return EXIT_RUNTIME;

@@ -640,35 +640,47 @@ TEST(at_and_module_version)
 	struct pf_filter f;
 	char msg[512];
 
-	/* Ours: the default is rx, sent. */
+	/* Ours: trace's default is rx, sent. */
 	OK(&f, "--proto", "tcp");
-	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 2, msg, sizeof(msg)));
+	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 2, PF_TRACE_DEFAULT_STAGES,
+						 msg, sizeof(msg)));
 	EXPECT_EQ(1U << PKTFILT_STAGE_RX, f.stages);
+	EXPECT_STREQ("", msg);
+	/* set's is l4, sent too. */
+	OK(&f, "--proto", "tcp");
+	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 2, PF_SET_DEFAULT_STAGES,
+						 msg, sizeof(msg)));
+	EXPECT_EQ(1U << PKTFILT_STAGE_L4, f.stages);
+	/* set's default to a version 1 module: l4 anyway, nothing said. */
+	OK(&f, "--proto", "tcp");
+	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 1, PF_SET_DEFAULT_STAGES,
+						 msg, sizeof(msg)));
+	EXPECT_EQ(0, f.stages);
 	EXPECT_STREQ("", msg);
 	/* Unknown (0): taken as ours. */
 	OK(&f, "--at", "tx");
-	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 0, msg, sizeof(msg)));
+	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 0, PF_TRACE_DEFAULT_STAGES, msg, sizeof(msg)));
 	EXPECT_EQ(1U << PKTFILT_STAGE_TX, f.stages);
 
 	/* Version 1, no --at: l4, said once, nothing sent. */
 	OK(&f, "--proto", "tcp");
-	EXPECT_EQ(PF_COMPAT_NOTE, pf_stages_compat(&f, 1, msg, sizeof(msg)));
+	EXPECT_EQ(PF_COMPAT_NOTE, pf_stages_compat(&f, 1, PF_TRACE_DEFAULT_STAGES, msg, sizeof(msg)));
 	EXPECT_EQ(0, f.stages);
 	EXPECT_NE(NULL, strstr(msg, "version 1"));
 	EXPECT_NE(NULL, strstr(msg, "--at l4"));
 	/* Version 1, --at l4: fine, and nothing sent. */
 	OK(&f, "--at", "l4");
-	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 1, msg, sizeof(msg)));
+	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 1, PF_TRACE_DEFAULT_STAGES, msg, sizeof(msg)));
 	EXPECT_EQ(0, f.stages);
 	/* Version 1, another stage asked for: refused, with what to do. */
 	OK(&f, "--at", "l4,rx");
-	EXPECT_EQ(PF_COMPAT_FAIL, pf_stages_compat(&f, 1, msg, sizeof(msg)));
+	EXPECT_EQ(PF_COMPAT_FAIL, pf_stages_compat(&f, 1, PF_TRACE_DEFAULT_STAGES, msg, sizeof(msg)));
 	EXPECT_STREQ("--at l4,rx: the loaded pktfilt.ko speaks version 1: it traces only --at l4; load this release's module (rmmod pktfilt; insmod pktfilt.ko) or give --at l4",
 		     msg);
 
 	/* A newer module: a warning, and on. */
 	OK(&f, "--at", "rx");
-	EXPECT_EQ(PF_COMPAT_WARN, pf_stages_compat(&f, 3, msg, sizeof(msg)));
+	EXPECT_EQ(PF_COMPAT_WARN, pf_stages_compat(&f, 3, PF_TRACE_DEFAULT_STAGES, msg, sizeof(msg)));
 	EXPECT_EQ(1U << PKTFILT_STAGE_RX, f.stages);
 	EXPECT_NE(NULL, strstr(msg, "older than the module"));
 }

@@ -386,11 +386,12 @@ TEST(set_stages)
 	EXPECT_EQ(5, back.stages);
 	nlmsg_free(r.msg);
 
-	/* No --at, a version 2 module: rx, sent. */
+	/* No --at (trace), a version 2 module: rx, sent. */
 	ASSERT_EQ(PF_PARSE_OK, pf_parse_filter(0, (char *const *)args + 2, &f,
 					       &world, err, sizeof(err)));
 	EXPECT_EQ(0, f.stages);
-	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 2, msg, sizeof(msg)));
+	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 2, PF_TRACE_DEFAULT_STAGES,
+						 msg, sizeof(msg)));
 	EXPECT_EQ(1U << PKTFILT_STAGE_RX, f.stages);
 	m = nlmsg_alloc();
 	ASSERT_NE(NULL, genlmsg_put(m, 0, 0, 0x20, 0, 0, PKTFILT_CMD_SET,
@@ -404,9 +405,11 @@ TEST(set_stages)
 	/* A version 1 module: nothing sent, it traces at l4. */
 	ASSERT_EQ(PF_PARSE_OK, pf_parse_filter(2, (char *const *)args, &f,
 					       &world, err, sizeof(err)));
-	EXPECT_EQ(PF_COMPAT_FAIL, pf_stages_compat(&f, 1, msg, sizeof(msg)));
+	EXPECT_EQ(PF_COMPAT_FAIL, pf_stages_compat(&f, 1, PF_TRACE_DEFAULT_STAGES,
+						 msg, sizeof(msg)));
 	f.stages = 0;
-	EXPECT_EQ(PF_COMPAT_NOTE, pf_stages_compat(&f, 1, msg, sizeof(msg)));
+	EXPECT_EQ(PF_COMPAT_NOTE, pf_stages_compat(&f, 1, PF_TRACE_DEFAULT_STAGES,
+						 msg, sizeof(msg)));
 	m = nlmsg_alloc();
 	ASSERT_NE(NULL, genlmsg_put(m, 0, 0, 0x20, 0, 0, PKTFILT_CMD_SET,
 				    PKTFILT_GENL_VERSION));

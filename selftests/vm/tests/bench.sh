@@ -18,7 +18,9 @@
 # UDP request/response (64 bytes, port 7001) and a TCP stream (port 7002).
 # The filter names UDP port 9000, so no packet of it matches. Throughput is
 # packets per second through the IP receive path of both namespaces
-# (Ip InReceives: requests, responses, data segments, ACKs).
+# (Ip InReceives: requests, responses, data segments, ACKs). Each bench
+# line also counts the context switches of the window (/proc/stat ctxt):
+# ftrace's PID filter and the gate's probes run at each of them.
 
 . /pktfilt/selftests/vm/lib.sh
 . /pktfilt/selftests/vm/tests/common.sh
@@ -27,7 +29,7 @@ ROUNDS=${BENCH_ROUNDS:-5}
 NCPU=$(nproc)
 CPUS=$(seq 0 $((NCPU - 1)))
 SECS=${BENCH_SECONDS:-3}
-CONFIGS=${BENCH_CONFIGS:-baseline disarmed pidonly hooked armed_all armed_scoped armed_lean armed_reach armed_learned fgraph_unfiltered bpftrace}
+CONFIGS=${BENCH_CONFIGS:-baseline disarmed pidonly gateonly hooked hooked_rx hooked_tx armed_all armed_scoped armed_lean armed_reach armed_learned fgraph_unfiltered bpftrace}
 # armed_scoped: pktfilt trace's default scope (the functions by subsystem
 # that a network engineer looks for on the receive path, 'pktfilt help
 # trace'), or BENCH_SCOPE's globs.
@@ -48,21 +50,22 @@ FILTER="--proto udp --dport 9000"
 in_receives() {
 	ip netns exec "$1" awk '/^Ip: [0-9]/ { print $4 }' /proc/net/snmp
 }
+ctxt() { awk '$1 == "ctxt" { print $2 }' /proc/stat; }
 now_ns() { pfbench now; }
 
 # traffic CONFIG ROUND: each workload for SECS seconds, one bench line each.
 traffic() {
 	for w in udp_rr tcp_stream; do
-		a0=$(in_receives a) b0=$(in_receives b) t0=$(now_ns)
+		a0=$(in_receives a) b0=$(in_receives b) c0=$(ctxt) t0=$(now_ns)
 		if [ $w = udp_rr ]; then
 			out=$(ip netns exec a pfbench udp-rr --dst 10.9.0.2 --port 7001 --seconds "$SECS")
 		else
 			out=$(ip netns exec a pfbench tcp-stream --dst 10.9.0.2 --port 7002 --seconds "$SECS")
 		fi
-		t1=$(now_ns) a1=$(in_receives a) b1=$(in_receives b)
+		t1=$(now_ns) c1=$(ctxt) a1=$(in_receives a) b1=$(in_receives b)
 		bytes=$(echo "$out" | sed -n 's/.* bytes=\([0-9]*\).*/\1/p')
 		echo "bench: round=$2 config=$1 workload=$w" \
-			"packets=$((a1 - a0 + b1 - b0)) ns=$((t1 - t0)) bytes=${bytes:-0}"
+			"packets=$((a1 - a0 + b1 - b0)) ns=$((t1 - t0)) bytes=${bytes:-0} ctxt=$((c1 - c0))"
 	done
 }
 
@@ -86,18 +89,44 @@ run_pidonly() {
 	rmmod pktfilt
 }
 
-# The hooks alone: armed (pktfilt set, set_ftrace_pid holding a PID that
-# never runs) with the nop tracer, so no function is patched: every packet
-# of the traffic goes through the wrapper and is rejected on the fast path.
-run_hooked() {
+# Armed, but with no hook on the traffic's path: pktfilt set --at l4
+# --proto icmp wraps icmp_rcv alone, and the benchmark sends no ICMP. What
+# arming adds besides the hooks is then all there is: the gate's kprobe
+# and kretprobe on trace_ignore_this_task(), which ftrace's PID-filter
+# probe calls at every context switch (pidonly has that probe without
+# them), and the free probes (kfree_skb, consume_skb tracepoints; one
+# test of an empty table per freed skb). gateonly against pidonly: the
+# gate's probes' cost (the lead of BENCHMARKS.md); hooked_* against
+# gateonly: the hooks' own.
+run_gateonly() {
 	insmod $PKTFILT_KO
 	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
-	pktfilt set $FILTER --count 0
-	traffic hooked "$1"
+	pktfilt set --at l4 --proto icmp --count 0
+	traffic gateonly "$1"
 	pktfilt clear
 	echo > $T/set_ftrace_pid
 	rmmod pktfilt
 }
+
+# The hooks alone, per stage: armed (pktfilt set --at STAGE, set_ftrace_pid
+# holding a PID that never runs) with the nop tracer, so no function is
+# patched: every packet of the traffic goes through the stage's hook and is
+# rejected on the fast path. hooked is --at l4 (the protocol handlers'
+# wrappers; the name kept from before the stages), hooked_rx the wrappers
+# of ip_rcv/ipv6_rcv (every IP packet received), hooked_tx the netfilter
+# LOCAL_OUT hook (every locally generated IP packet).
+hooked_stage() {
+	insmod $PKTFILT_KO
+	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	pktfilt set --at "$1" $FILTER --count 0
+	traffic "$2" "$3"
+	pktfilt clear
+	echo > $T/set_ftrace_pid
+	rmmod pktfilt
+}
+run_hooked() { hooked_stage l4 hooked "$1"; }
+run_hooked_rx() { hooked_stage rx hooked_rx "$1"; }
+run_hooked_tx() { hooked_stage tx hooked_tx "$1"; }
 
 # What a user of pktfilt trace waits in: every function patched, the PID
 # filter keeping all but the gate's CPU out.
@@ -226,7 +255,8 @@ send_udp_all() {
 	wait $_pids
 }
 
-# The hook's own cost, in the kernel (module/timing.c): a million
+# The hook's own cost, in the kernel (module/timing.c, the l4 wrappers
+# only: --at l4 here, as before the stages): a million
 # non-matching UDP packets (rejected on the fast path, by their port), a
 # fifth as many near misses (ports match, the mark does not: the same flow
 # as the traced packets, handled untraced); then 50 traced, and the trace
@@ -235,7 +265,7 @@ fastpath() {
 	n=${BENCH_FASTPATH_PACKETS:-1000000}
 	insmod $PKTFILT_KO timing=1
 	trace_start
-	pktfilt set $FILTER --count 0
+	pktfilt set --at l4 $FILTER --count 0
 	echo 0 > /sys/kernel/debug/pktfilt/timing
 	echo "# fastpath: $n non-matching packets, from $NCPU vCPU(s)"
 	send_udp_all 9001 "$n"
@@ -253,7 +283,7 @@ fastpath() {
 
 	# Near misses: the ports match, the mark does not, so the fast path
 	# lets them through and the whole key is built and tested.
-	pktfilt set $FILTER --mark 7 --count 0
+	pktfilt set --at l4 $FILTER --mark 7 --count 0
 	fastloop nearmiss 9000
 	echo 0 > /sys/kernel/debug/pktfilt/timing
 	echo "# near misses: $((n / 5)) packets whose ports match"
@@ -263,7 +293,7 @@ fastpath() {
 		$1 == "nomatch_total" { printf " total_ns=%s", $5 }' \
 		/sys/kernel/debug/pktfilt/timing)"
 
-	pktfilt set $FILTER --count 50
+	pktfilt set --at l4 $FILTER --count 50
 	echo > $T/trace
 	rb0=$(cat $T/per_cpu/cpu*/stats | awk '/^bytes:/ { s += $2 } END { print s + 0 }')
 	echo 0 > /sys/kernel/debug/pktfilt/timing
@@ -307,7 +337,7 @@ arm_latency() {
 		done
 		trace_start
 		t0=$(now_ns)
-		pktfilt set $FILTER
+		pktfilt set --at l4 $FILTER
 		t1=$(now_ns)
 		pktfilt clear
 		t2=$(now_ns)
@@ -323,7 +353,7 @@ footprint() {
 	insmod $PKTFILT_KO
 	core=$(cat /sys/module/pktfilt/coresize)
 	trace_start
-	pktfilt set $FILTER
+	pktfilt set --at l4 $FILTER
 	s1=$(awk '/^Slab:/ { print $2 }' /proc/meminfo)
 	m1=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
 	pktfilt clear
@@ -337,7 +367,7 @@ topo_setup
 # traffic() for the commands pktfilt trace runs.
 {
 	echo "SECS=$SECS"
-	sed -n '/^in_receives() {/,/^}/p; /^now_ns() /p; /^traffic() {/,/^}/p' \
+	sed -n '/^in_receives() {/,/^}/p; /^now_ns() /p; /^ctxt() /p; /^traffic() {/,/^}/p' \
 		/pktfilt/selftests/vm/tests/bench.sh
 } > /tmp/bench-traffic.sh
 ip netns exec b pfbench udp-echo --port 7001 &

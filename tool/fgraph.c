@@ -30,11 +30,19 @@
  *
  * Each CPU has its own state: lines carry their CPU, and those of several
  * CPUs interleave. A pktfilt_packet event opens a packet on its CPU. Its
- * root is the next call on that CPU of one of the handlers pktfilt wraps;
+ * root is the next call on that CPU of the function its root= names or,
+ * without root= (version 1 events), of one of the handlers pktfilt wraps;
  * calls before it (an interrupt between the event and the handler) are
  * noise, and so are the calls on a CPU outside any packet's graph (the
  * kprobe that closes pktfilt's gate, an interrupt after the handler).
  * The packet is complete when its root returns with nothing missing.
+ *
+ * A pktfilt_free event, "id=N reason=R func=F", inside a graph (a comment
+ * at the point of the free) or not, gives its reason to the packets of
+ * id N open on any CPU or waiting for it: a packet with id= whose graph
+ * closed before its free waits (is not done) until the free comes, or
+ * until PF_FGRAPH_FREE_WAIT others wait after it, or the end. Only the
+ * first free of an id counts (the last PF_FREED_IDS ids are remembered).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -80,6 +88,9 @@ struct pf_line {
 	uint64_t lost;
 };
 
+/* Ids whose pktfilt_free was seen, remembered: later ones are ignored. */
+#define PF_FREED_IDS	256
+
 /* Calls set aside at most, per CPU (the oldest go first). */
 #define PF_ASIDE_MAX	64
 
@@ -119,6 +130,11 @@ struct pf_fgraph {
 	int fn_err;		/* what fn returned, if not 0 */
 	size_t head;		/* trace->packets[head..npackets): not given */
 	size_t held;		/* of them, done: waiting for older ones */
+	/* Closed packets waiting for their pktfilt_free, oldest first. */
+	struct pf_packet *wait[PF_FGRAPH_FREE_WAIT];
+	size_t nwait;
+	uint64_t freed[PF_FREED_IDS];	/* a ring of the ids freed */
+	size_t nfreed;
 };
 
 /*
@@ -839,6 +855,29 @@ static int stack_push(struct pf_cpu *st, struct pf_node *node)
 	return 0;
 }
 
+static void packet_done(struct pf_fgraph *p, struct pf_packet *pkt)
+{
+	pkt->done = true;
+	p->held++;
+}
+
+/* The waiting packet at @i is done: its free came, or it waited enough. */
+static void wait_end(struct pf_fgraph *p, size_t i)
+{
+	packet_done(p, p->wait[i]);
+	memmove(p->wait + i, p->wait + i + 1,
+		(p->nwait - i - 1) * sizeof(p->wait[0]));
+	p->nwait--;
+}
+
+/* @pkt's graph is closed, its free not seen yet: let it wait for it. */
+static void wait_add(struct pf_fgraph *p, struct pf_packet *pkt)
+{
+	if (p->nwait == PF_FGRAPH_FREE_WAIT)
+		wait_end(p, 0);
+	p->wait[p->nwait++] = pkt;
+}
+
 /* The packet open on @st is over: @why (enum pf_incomplete) or complete. */
 static void packet_close(struct pf_cpu *st, unsigned int why)
 {
@@ -850,8 +889,10 @@ static void packet_close(struct pf_cpu *st, unsigned int why)
 		why |= PF_INC_LOST;	/* a "[LOST" line of no known CPU */
 	pkt->incomplete |= why;
 	pkt->complete = pkt->graph && pkt->graph->complete && !pkt->incomplete;
-	pkt->done = true;
-	st->p->held++;
+	if (pkt->has_id && pkt->fate == PF_FATE_UNKNOWN)
+		wait_add(st->p, pkt);
+	else
+		packet_done(st->p, pkt);
 	st->detached = NULL;	/* in the packet's chunks */
 	st->pkt = NULL;
 	st->rooted = false;
@@ -870,6 +911,19 @@ static bool is_handler(const char *name, size_t len)
 		if (strlen(pf_handlers[i]) == n && !memcmp(name, pf_handlers[i], n))
 			return true;
 	return false;
+}
+
+/*
+ * Is the call @name the event's root= @root? Both without a ".cold" or
+ * ".isra.0" suffix, or a " [module]".
+ */
+static bool is_root(const char *root, const char *name, size_t len)
+{
+	size_t n = 0, r = strcspn(root, ". ");
+
+	while (n < len && name[n] != '.' && name[n] != ' ')
+		n++;
+	return n == r && !memcmp(name, root, n);
 }
 
 /* Same function? Module functions print as "name [module]". */
@@ -943,10 +997,11 @@ static struct pf_packet *packet_new(const struct pf_line *l, bool *bad)
 	const char *t = l->text + sizeof(tag) - 1;
 	size_t n = l->text_len - (sizeof(tag) - 1);
 	struct pf_packet *pkt;
-	uint64_t seq, cpu, sport, dport, ifindex, netns;
-	char buf[16];
+	uint64_t seq, cpu, sport, dport, ifindex, netns, id;
+	char buf[32];
 
 	*bad = !event_number(t, n, "seq", UINT64_MAX, false, &seq) ||
+	       !event_number(t, n, "id", UINT64_MAX, false, &id) ||
 	       !event_number(t, n, "cpu", UINT32_MAX, false, &cpu) ||
 	       !event_number(t, n, "sport", 65535, false, &sport) ||
 	       !event_number(t, n, "dport", 65535, false, &dport) ||
@@ -968,6 +1023,12 @@ static struct pf_packet *packet_new(const struct pf_line *l, bool *bad)
 	pkt->dport = (unsigned int)dport;
 	pkt->ifindex = (int)(int64_t)ifindex;
 	pkt->netns = (unsigned long)netns;
+	/* Version 2: the stage, the packet's id, the graph's root. */
+	if (!event_field(t, n, "stage", pkt->stage, sizeof(pkt->stage)))
+		memcpy(pkt->stage, "l4", 3);
+	pkt->has_id = event_field(t, n, "id", buf, sizeof(buf));
+	pkt->id = pkt->has_id ? id : seq;
+	event_field(t, n, "root", pkt->root, sizeof(pkt->root));
 	return pkt;
 }
 
@@ -977,6 +1038,75 @@ static bool is_event(const struct pf_line *l)
 
 	return l->kind == PF_K_COMMENT && l->text_len >= sizeof(tag) - 1 &&
 	       !memcmp(l->text, tag, sizeof(tag) - 1);
+}
+
+static bool is_free(const struct pf_line *l)
+{
+	static const char tag[] = "pktfilt_free:";
+
+	return l->kind == PF_K_COMMENT && l->text_len >= sizeof(tag) - 1 &&
+	       !memcmp(l->text, tag, sizeof(tag) - 1);
+}
+
+static void fate_set(struct pf_packet *pkt, const char *reason,
+		     const char *func)
+{
+	pkt->fate = strcmp(reason, "CONSUMED") ? PF_FATE_DROPPED :
+		    PF_FATE_CONSUMED;
+	snprintf(pkt->drop_reason, sizeof(pkt->drop_reason), "%s", reason);
+	snprintf(pkt->drop_func, sizeof(pkt->drop_func), "%s", func);
+}
+
+/*
+ * "pktfilt_free: id=N reason=R func=F": the end of packet N. 1 if not
+ * understood (no id), else 0. The packets of that id open on a CPU, or
+ * waiting, get it; the waiting ones are done then.
+ */
+static int on_free(struct pf_fgraph *p, const struct pf_line *l)
+{
+	static const char tag[] = "pktfilt_free:";
+	const char *t = l->text + sizeof(tag) - 1;
+	size_t n = l->text_len - (sizeof(tag) - 1), i, k;
+	char reason[48], func[128], buf[32];
+	bool found = false;
+	uint64_t id;
+
+	if (!event_field(t, n, "id", buf, sizeof(buf)) ||
+	    !event_number(t, n, "id", UINT64_MAX, false, &id))
+		return 1;
+	if (!event_field(t, n, "reason", reason, sizeof(reason)))
+		snprintf(reason, sizeof(reason), "?");
+	func[0] = '\0';
+	if (event_field(t, n, "func", func, sizeof(func))) {
+		func[strcspn(func, "+")] = '\0';
+		if (!strcmp(func, "0x0"))
+			func[0] = '\0';	/* the kernel did not say */
+	}
+	p->trace->stats.frees++;
+	k = p->nfreed < PF_FREED_IDS ? p->nfreed : PF_FREED_IDS;
+	for (i = 0; i < k; i++)
+		if (p->freed[i] == id)
+			return 0;	/* only the first counts */
+	p->freed[p->nfreed++ % PF_FREED_IDS] = id;
+	for (i = 0; i < p->ncpus; i++) {
+		struct pf_cpu *st = p->cpus[i];
+
+		if (st && st->pkt && st->pkt->has_id && st->pkt->id == id &&
+		    st->pkt->fate == PF_FATE_UNKNOWN) {
+			fate_set(st->pkt, reason, func);
+			found = true;
+		}
+	}
+	for (i = p->nwait; i-- > 0;) {
+		if (p->wait[i]->id != id)
+			continue;
+		fate_set(p->wait[i], reason, func);
+		wait_end(p, i);
+		found = true;
+	}
+	if (!found)
+		p->trace->stats.frees_unmatched++;
+	return 0;
 }
 
 /* 0, -ENOMEM, or 1 if the event is not understood (and so ignored). */
@@ -1084,7 +1214,8 @@ static int on_call(struct pf_fgraph *p, struct pf_cpu *st,
 	size_t rel;
 
 	if (!st->rooted) {
-		if (!is_handler(l->name, l->name_len)) {
+		if (pkt->root[0] ? !is_root(pkt->root, l->name, l->name_len) :
+		    !is_handler(l->name, l->name_len)) {
 			outside(p, l);
 			return 0;
 		}
@@ -1250,6 +1381,9 @@ static int process_line(struct pf_fgraph *p, const char *s, size_t n,
 			return err;
 	} else if (is_event(l)) {
 		stats->garbage++;	/* a number in it does not fit */
+	} else if (is_free(l)) {
+		if (on_free(p, l))
+			stats->garbage++;
 	} else if (st->rooted && (l->kind == PF_K_ENTRY ||
 				  l->kind == PF_K_LEAF ||
 				  l->kind == PF_K_RETURN) &&
@@ -1478,6 +1612,9 @@ struct pf_trace *pf_fgraph_finish(struct pf_fgraph *p)
 	for (i = 0; i < p->ncpus; i++)
 		if (p->cpus[i] && p->cpus[i]->pkt)
 			packet_close(p->cpus[i], PF_INC_EOF);
+	/* No free will come any more. */
+	while (p->nwait)
+		wait_end(p, 0);
 	if (p->fn) {
 		/* All done now: the queue empties in order. */
 		if (stream_flush(p))

@@ -4,8 +4,15 @@
  * "trace_pipe"), parsed into the call trees of the packets pktfilt traced.
  *
  * A traced packet is a pktfilt_packet event line, then, on the same CPU,
- * one graph rooted at the protocol handler the module wraps (tcp_v4_rcv,
- * udp_rcv, icmp_rcv, tcp_v6_rcv, udpv6_rcv, icmpv6_rcv). The lines of
+ * one graph rooted at the function the event's root= names (ip_rcv at
+ * stage rx, ip_local_out at tx, ...) or, for events without root= (pktfilt
+ * version 1), at a protocol handler the module wraps (tcp_v4_rcv, udp_rcv,
+ * icmp_rcv, tcp_v6_rcv, udpv6_rcv, icmpv6_rcv). One packet followed
+ * through several stages has one event and graph per stage, all with the
+ * same id=. A pktfilt_free event (in a graph or not, on any CPU) tells
+ * how the packet with its id ended: the first one of an id is given to
+ * every packet of that id still open or waiting for it (see
+ * PF_FGRAPH_FREE_WAIT). The lines of
  * several CPUs may interleave: each CPU has its own state. Pure text
  * processing: no system access, safe on any input (the parser is meant to
  * be fuzzed), and bounded in depth (PF_FGRAPH_MAX_DEPTH).
@@ -31,6 +38,13 @@
 #define PF_FGRAPH_MAX_LINE	(1U << 20)
 /* CPU numbers at or above this are not believed. */
 #define PF_FGRAPH_MAX_CPU	8192
+/*
+ * A packet whose event has id= and whose graph ended before a pktfilt_free
+ * of its id came waits for one (it is not done); past this many waiting,
+ * the one that waited longest stops waiting, its fate unknown. So at most
+ * this many finished graphs more are held in memory.
+ */
+#define PF_FGRAPH_FREE_WAIT	64
 
 struct pf_node {
 	char *func;		/* as printed: "udp_rcv", "veth_xmit [veth]" */
@@ -54,15 +68,31 @@ enum pf_incomplete {
 	PF_INC_DEPTH	= 1U << 5,	/* deeper than PF_FGRAPH_MAX_DEPTH */
 };
 
+/* How a packet ended, from the pktfilt_free event of its id. */
+enum pf_fate {
+	PF_FATE_UNKNOWN,	/* no pktfilt_free of its id (in time) */
+	PF_FATE_CONSUMED,	/* reason=CONSUMED: a normal end */
+	PF_FATE_DROPPED,	/* any other reason */
+};
+
 struct pf_packet {
 	/* From the pktfilt_packet event; 0 or "" where it lacks a field. */
 	uint64_t seq;
+	char stage[8];		/* "l4", "rx", "tx"; "l4" without stage= */
+	uint64_t id;		/* the packet id; the seq without id= */
+	bool has_id;		/* the event had id= (so a free may come) */
+	char root[64];		/* root=, "" without: a protocol handler */
 	unsigned int cpu;	/* the event's cpu=, else the line's CPU */
 	char proto[8];		/* "tcp", "udp", "icmp", "icmpv6" */
 	char saddr[46], daddr[46];
 	unsigned int sport, dport;	/* 0 for ICMP */
 	int ifindex;
 	unsigned long netns;	/* inode */
+
+	/* From the first pktfilt_free event of its id, if any. */
+	enum pf_fate fate;
+	char drop_reason[48];	/* the kernel's name, "CONSUMED" too */
+	char drop_func[128];	/* func= without +OFF/SIZE, "" if 0x0 */
 
 	struct pf_node *graph;	/* the handler's call tree, NULL if none */
 	bool complete;		/* root returned and nothing missing */
@@ -86,6 +116,8 @@ struct pf_trace_stats {
 	uint64_t stray;		/* deeper calls/returns outside any graph */
 	uint64_t orphans;	/* returns inside a graph without their entry */
 	uint64_t garbage;	/* lines not understood */
+	uint64_t frees;		/* pktfilt_free events understood */
+	uint64_t frees_unmatched;	/* of them, first of their id, no packet */
 	bool truncated;		/* the last line had no newline and is cut */
 	uint64_t streamed;	/* packets handed to a pf_packet_fn */
 	uint64_t streamed_incomplete;	/* of them, not complete */

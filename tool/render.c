@@ -54,6 +54,30 @@ static void print_tuple(FILE *out, const struct pf_packet *pkt)
 		pkt->cpu);
 }
 
+/* "packet 3 (rx, id 1)" */
+static void print_packet_name(FILE *out, const struct pf_packet *pkt)
+{
+	fprintf(out, "packet %" PRIu64 " (%s, id %" PRIu64 ")", pkt->seq,
+		pkt->stage[0] ? pkt->stage : "?", pkt->id);
+}
+
+/* "dropped: NO_SOCKET in __udp4_lib_rcv", "consumed", or nothing (0). */
+static int print_fate(FILE *out, const struct pf_packet *pkt)
+{
+	switch (pkt->fate) {
+	case PF_FATE_CONSUMED:
+		fprintf(out, "consumed");
+		return 1;
+	case PF_FATE_DROPPED:
+		fprintf(out, "dropped: %s", pkt->drop_reason);
+		if (pkt->drop_func[0])
+			fprintf(out, " in %s", pkt->drop_func);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* "6537.750 us" */
 static void print_us(FILE *out, uint64_t ns)
 {
@@ -66,12 +90,19 @@ static void text_packet(FILE *out, const struct pf_packet *pkt)
 {
 	char why[160];
 
-	fprintf(out, "# packet %" PRIu64 ": ", pkt->seq);
+	fputs("# ", out);
+	print_packet_name(out, pkt);
+	fputs(": ", out);
 	print_tuple(out, pkt);
 	if (!pkt->complete)
 		fprintf(out, " [INCOMPLETE: %s]",
 			pf_incomplete_str(pkt->incomplete, why, sizeof(why)));
 	fputc('\n', out);
+	if (pkt->fate != PF_FATE_UNKNOWN) {
+		fputs("# ", out);
+		print_fate(out, pkt);
+		fputc('\n', out);
+	}
 	if (pkt->raw_len)
 		fwrite(pkt->raw_text, 1, pkt->raw_len, out);
 }
@@ -370,6 +401,10 @@ static void json_packet(FILE *out, const struct pf_packet *pkt)
 	b->len = 0;
 	ob_lit(b, "{\"seq\":");
 	ob_u64(b, pkt->seq, false);
+	ob_lit(b, ",\"stage\":");
+	json_str(b, pkt->stage);
+	ob_lit(b, ",\"id\":");
+	ob_u64(b, pkt->id, false);
 	ob_lit(b, ",\"cpu\":");
 	ob_u64(b, pkt->cpu, false);
 	ob_lit(b, ",\"proto\":");
@@ -386,6 +421,24 @@ static void json_packet(FILE *out, const struct pf_packet *pkt)
 	ob_int(b, pkt->ifindex);
 	ob_lit(b, ",\"netns\":");
 	ob_u64(b, pkt->netns, false);
+	switch (pkt->fate) {
+	case PF_FATE_CONSUMED:
+		ob_lit(b, ",\"fate\":\"consumed\",\"drop\":null");
+		break;
+	case PF_FATE_DROPPED:
+		ob_lit(b, ",\"fate\":\"dropped\",\"drop\":{\"reason\":");
+		json_str(b, pkt->drop_reason);
+		ob_lit(b, ",\"func\":");
+		if (pkt->drop_func[0])
+			json_str(b, pkt->drop_func);
+		else
+			ob_lit(b, "null");
+		ob_char(b, '}');
+		break;
+	default:
+		ob_lit(b, ",\"fate\":null,\"drop\":null");
+		break;
+	}
 	if (pkt->complete) {
 		ob_lit(b, ",\"complete\":true,\"incomplete\":null");
 	} else {
@@ -964,10 +1017,14 @@ static void svg_packet(struct pf_svg *g, const struct pf_packet *pkt)
 		FILE *m = open_memstream(&buf, &len);
 
 		if (m) {
-			fprintf(m, "packet %" PRIu64 ": ", pkt->seq);
+			print_packet_name(m, pkt);
+			fputs(": ", m);
 			print_tuple(m, pkt);
 			fputs(", ", m);
 			print_us(m, total);
+			fputs(", ", m);
+			if (!print_fate(m, pkt))
+				fputs("fate unknown", m);
 			fclose(m);
 			xml_str(b, buf, SIZE_MAX);
 		}

@@ -17,20 +17,25 @@
 
 /*
  * Text: for each packet a header line, then its function_graph lines as
- * the kernel printed them (other CPUs' lines taken out):
+ * the kernel printed them (other CPUs' lines taken out; a pktfilt_free
+ * inside the graph among them, at its point):
  *
- *   # packet 1: udp 10.9.0.1:4000 -> 10.9.0.2:9000 ifindex 2 netns 4026532165 cpu 1
+ *   # packet 1 (rx, id 1): udp 10.9.0.1:4000 -> 10.9.0.2:9000 ifindex 2 netns 4026532165 cpu 1
  *
- * with " [INCOMPLETE: why]" at its end if it is. Packets are separated by
- * an empty line.
+ * with " [INCOMPLETE: why]" at its end if it is; SEQ, STAGE and ID come
+ * from the event. If its fate is known, a second header line,
+ * "# dropped: REASON in FUNC" ("in FUNC" only if the kernel named it) or
+ * "# consumed". Packets are separated by an empty line.
  */
 int pf_render_text(FILE *out, const struct pf_trace *trace);
 int pf_render_text_packet(FILE *out, const struct pf_packet *pkt);
 
 /*
- * JSON Lines: one object per packet, its members seq, cpu, proto, saddr,
- * daddr, sport, dport, ifindex, netns, complete, incomplete (the reasons,
- * a string, or null), and graph: the root call, or null,
+ * JSON Lines: one object per packet, its members seq, stage, id, cpu,
+ * proto, saddr, daddr, sport, dport, ifindex, netns, fate ("dropped",
+ * "consumed" or null: unknown), drop ({"reason": R, "func": F or null}
+ * if dropped, else null), complete, incomplete (the reasons, a string, or
+ * null), and graph: the root call, or null,
  *
  *   {"func": "udp_rcv", "duration_ns": 6537750, "children": [...]}
  *
@@ -62,8 +67,8 @@ int pf_render_folded(FILE *out, const struct pf_trace *trace);
 size_t pf_self_times(const struct pf_packet *pkt, uint64_t *weights, size_t n);
 
 /*
- * A self-contained SVG: for each complete packet, a header with its tuple
- * and total time, and an icicle graph (the root on top, callees below it,
+ * A self-contained SVG: for each complete packet, a header with its seq,
+ * stage, id, tuple, total time and fate, and an icicle graph (the root on top, callees below it,
  * each call as wide as its duration, in call order from the left); the
  * packets one under the other, each on its own time scale. Hovering a
  * call shows its name, duration and share of the packet.

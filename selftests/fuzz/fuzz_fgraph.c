@@ -9,7 +9,8 @@
  *   trace" reads tracefs), which must give the same packets and counts;
  * - fed a third time to the streaming reader (pf_fgraph_new_stream()),
  *   each packet rendered as it completes, which must see the same packets;
- * - for each complete packet, its folded weights add up to its duration.
+ * - for each complete packet, its folded weights add up to its duration;
+ * - the packet ids, stages and fates (pktfilt_free) are the same each way.
  *
  * Any crash, sanitizer report, leak or broken invariant (abort()) is a bug.
  */
@@ -89,7 +90,7 @@ static void check_weights(const struct pf_trace *t)
 
 #ifdef PF_FGRAPH_STREAM
 struct stream_seen {
-	size_t packets, incomplete;
+	size_t packets, incomplete, fates[3];
 	struct pf_render *r[4];
 };
 
@@ -100,6 +101,9 @@ static int on_packet(void *arg, const struct pf_packet *pkt)
 
 	s->packets++;
 	s->incomplete += !pkt->complete;
+	check(pkt->done, "a packet streamed before it is done");
+	if ((unsigned int)pkt->fate < 3)
+		s->fates[pkt->fate]++;
 	for (k = 0; k < 4; k++)
 		if (pf_render_packet(s->r[k], pkt))
 			return -1;
@@ -149,6 +153,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		      "chunks change the lines");
 		check(chunked->stats.garbage == whole->stats.garbage,
 		      "chunks change the garbage");
+		check(chunked->stats.frees == whole->stats.frees &&
+		      chunked->stats.frees_unmatched ==
+		      whole->stats.frees_unmatched,
+		      "chunks change the frees");
 		for (i = 0; i < whole->npackets; i++) {
 			check(chunked->packets[i]->seq == whole->packets[i]->seq,
 			      "chunks change a seq");
@@ -158,6 +166,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check(chunked->packets[i]->raw_len ==
 			      whole->packets[i]->raw_len,
 			      "chunks change a packet's text");
+			check(chunked->packets[i]->id == whole->packets[i]->id &&
+			      !strcmp(chunked->packets[i]->stage,
+				      whole->packets[i]->stage),
+			      "chunks change an id or a stage");
+			check(chunked->packets[i]->fate ==
+			      whole->packets[i]->fate &&
+			      !strcmp(chunked->packets[i]->drop_reason,
+				      whole->packets[i]->drop_reason),
+			      "chunks change a fate");
 		}
 		pf_trace_free(chunked);
 	}
@@ -202,6 +219,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      "streaming changes completeness");
 			check(pf_trace_incomplete(st) ==
 			      pf_trace_incomplete(whole), "streamed counts");
+			for (i = 0; i < whole->npackets; i++)
+				if ((unsigned int)whole->packets[i]->fate < 3)
+					s.fates[whole->packets[i]->fate]--;
+			check(!s.fates[0] && !s.fates[1] && !s.fates[2],
+			      "streaming changes the fates");
 			pf_trace_free(st);
 		}
 	}

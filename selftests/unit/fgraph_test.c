@@ -791,7 +791,8 @@ TEST(text_output)
 	ASSERT_NE(NULL, t);
 	s = render_str(pf_render_text, t);
 	ASSERT_NE(NULL, s);
-	EXPECT_STREQ("# packet 1: udp 10.9.0.1:4000 -> 10.9.0.2:9000 ifindex 2 netns 4026532165 cpu 1\n"
+	/* Version 1 events: stage l4, the seq for an id, no fate line. */
+	EXPECT_STREQ("# packet 1 (l4, id 1): udp 10.9.0.1:4000 -> 10.9.0.2:9000 ifindex 2 netns 4026532165 cpu 1\n"
 		     EV(1, 1)
 		     " 1)               |  udp_rcv() {\n"
 		     " 1)               |    __udp4_lib_rcv() {\n"
@@ -800,7 +801,7 @@ TEST(text_output)
 		     " 1) ! 535.443 us  |    }\n"
 		     " 1) ! 600.000 us  |  }\n"
 		     "\n"
-		     "# packet 2: icmpv6 fd00::1 -> fd00::2 ifindex 2 netns 7 cpu 0 [INCOMPLETE: trace ends before the graph]\n"
+		     "# packet 2 (l4, id 2): icmpv6 fd00::1 -> fd00::2 ifindex 2 netns 7 cpu 0 [INCOMPLETE: trace ends before the graph]\n"
 		     " 0)               |  /* pktfilt_packet: seq=2 cpu=0 proto=icmpv6 saddr=fd00::1 daddr=fd00::2 sport=0 dport=0 ifindex=2 netns=7 */\n"
 		     " 0)               |  icmpv6_rcv() {\n", s);
 	free(s);
@@ -815,12 +816,12 @@ TEST(json_output)
 	ASSERT_NE(NULL, t);
 	s = render_str(pf_render_json, t);
 	ASSERT_NE(NULL, s);
-	EXPECT_STREQ("{\"seq\":1,\"cpu\":1,\"proto\":\"udp\",\"saddr\":\"10.9.0.1\",\"daddr\":\"10.9.0.2\",\"sport\":4000,\"dport\":9000,\"ifindex\":2,\"netns\":4026532165,\"complete\":true,\"incomplete\":null,"
+	EXPECT_STREQ("{\"seq\":1,\"stage\":\"l4\",\"id\":1,\"cpu\":1,\"proto\":\"udp\",\"saddr\":\"10.9.0.1\",\"daddr\":\"10.9.0.2\",\"sport\":4000,\"dport\":9000,\"ifindex\":2,\"netns\":4026532165,\"fate\":null,\"drop\":null,\"complete\":true,\"incomplete\":null,"
 		     "\"graph\":{\"func\":\"udp_rcv\",\"duration_ns\":600000,\"children\":["
 		     "{\"func\":\"__udp4_lib_rcv\",\"duration_ns\":535443,\"children\":["
 		     "{\"func\":\"udp4_lib_lookup2\",\"duration_ns\":87835,\"children\":[]},"
 		     "{\"func\":\"udp4_lib_lookup2\",\"duration_ns\":7164,\"children\":[]}]}]}}\n"
-		     "{\"seq\":2,\"cpu\":0,\"proto\":\"icmpv6\",\"saddr\":\"fd00::1\",\"daddr\":\"fd00::2\",\"sport\":0,\"dport\":0,\"ifindex\":2,\"netns\":7,\"complete\":false,\"incomplete\":\"trace ends before the graph\","
+		     "{\"seq\":2,\"stage\":\"l4\",\"id\":2,\"cpu\":0,\"proto\":\"icmpv6\",\"saddr\":\"fd00::1\",\"daddr\":\"fd00::2\",\"sport\":0,\"dport\":0,\"ifindex\":2,\"netns\":7,\"fate\":null,\"drop\":null,\"complete\":false,\"incomplete\":\"trace ends before the graph\","
 		     "\"graph\":{\"func\":\"icmpv6_rcv\",\"duration_ns\":null,\"children\":[]}}\n",
 		     s);
 	EXPECT_EQ(2, json_lines_ok(s));
@@ -889,11 +890,310 @@ TEST(svg_output)
 	EXPECT_EQ(0, strncmp(s, "<?xml", 5));
 	EXPECT_NE(NULL, strstr(s, "<title>a&lt;&amp;&gt;&quot;&apos; (1.000 us, 25.00%)</title>"));
 	EXPECT_NE(NULL, strstr(s, "<title>udp_rcv (4.000 us, 100.00%)</title>"));
-	EXPECT_NE(NULL, strstr(s, "packet 1: udp 10.9.0.1:4000 -&gt; 10.9.0.2:9000"));
+	EXPECT_NE(NULL, strstr(s, "packet 1 (l4, id 1): udp 10.9.0.1:4000 -&gt; 10.9.0.2:9000"));
+	EXPECT_NE(NULL, strstr(s, ", 4.000 us, fate unknown</text>"));
 	EXPECT_NE(NULL, strstr(s, "</svg>\n"));
 	EXPECT_EQ(NULL, strstr(s, "a<"));
 	free(s);
 	pf_trace_free(t);
+}
+
+
+/* --- stages, packet ids, pktfilt_free (version 2) ---------------------------- */
+
+#define EV2(seq, cpu, stage, id, root) \
+	" " #cpu ")               |  /* pktfilt_packet: seq=" #seq " cpu=" #cpu \
+	" proto=udp saddr=10.9.0.1 daddr=10.9.0.2 sport=4000 dport=9000" \
+	" ifindex=2 netns=4026532165 stage=" stage " id=" #id " root=" root " */\n"
+
+static char *fixture_read(const char *kernel, const char *name, size_t *len);
+
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* Streamed in chunks of @chunk bytes: the packets, copied as they come. */
+struct collected {
+	char text[16384];
+	size_t len, n;
+};
+
+static int collect_text(void *arg, const struct pf_packet *pkt)
+{
+	struct collected *c = arg;
+	FILE *m = fmemopen(c->text + c->len, sizeof(c->text) - c->len, "w");
+
+	if (!m)
+		return -ENOMEM;
+	pf_render_text_packet(m, pkt);
+	c->len += (size_t)ftell(m);
+	fclose(m);
+	c->n++;
+	return 0;
+}
+
+static struct pf_trace *stream_str(const char *s, size_t len, size_t chunk,
+				   struct collected *c)
+{
+	struct pf_fgraph *p = pf_fgraph_new_stream(collect_text, c);
+	size_t off;
+
+	memset(c, 0, sizeof(*c));
+	if (!p)
+		return NULL;
+	for (off = 0; off < len; off += chunk)
+		if (pf_fgraph_feed(p, s + off, len - off < chunk ?
+				   len - off : chunk))
+			break;
+	return pf_fgraph_finish(p);
+}
+
+/*
+ * fixtures/stages/rx-tx.txt, written by hand in 6.12's format: a packet
+ * sent (tx, root ip_local_out, through veth) and received in the other
+ * namespace (rx, root ip_rcv) under one id, dropped there with NO_SOCKET
+ * (the free inside the rx graph, a second free of its id ignored), a
+ * packet consumed later (the free outside any graph, on another CPU), a
+ * protocol by number without a free.
+ */
+TEST(stages_fixture)
+{
+	struct pf_trace *t;
+	struct collected c;
+	const struct pf_packet *pkt;
+	size_t len, i;
+	char *buf = fixture_read("stages", "rx-tx", &len), *out;
+
+	ASSERT_NE(NULL, buf);
+	t = pf_fgraph_parse_buf(buf, len);
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(4, t->npackets);
+	EXPECT_EQ(0, t->stats.garbage);
+	EXPECT_EQ(0, t->stats.noise + t->stats.stray);
+	EXPECT_EQ(0, pf_trace_incomplete(t));
+	EXPECT_EQ(3, t->stats.frees);
+	EXPECT_EQ(0, t->stats.frees_unmatched);
+
+	pkt = t->packets[0];
+	EXPECT_STREQ("tx", pkt->stage);
+	EXPECT_EQ(1, pkt->id);
+	EXPECT_TRUE(pkt->has_id);
+	EXPECT_STREQ("ip_local_out", pkt->root);
+	EXPECT_STREQ("ip_local_out", pkt->graph->func);
+	EXPECT_EQ(14000, pkt->graph->duration_ns);
+	EXPECT_EQ(PF_FATE_DROPPED, pkt->fate);
+	EXPECT_STREQ("NO_SOCKET", pkt->drop_reason);
+	EXPECT_STREQ("__udp4_lib_rcv", pkt->drop_func);
+
+	pkt = t->packets[1];
+	EXPECT_STREQ("rx", pkt->stage);
+	EXPECT_EQ(1, pkt->id);
+	EXPECT_EQ(2, pkt->seq);
+	EXPECT_STREQ("ip_rcv", pkt->graph->func);
+	EXPECT_EQ(27000, pkt->graph->duration_ns);
+	EXPECT_EQ(PF_FATE_DROPPED, pkt->fate);
+	EXPECT_STREQ("NO_SOCKET", pkt->drop_reason);
+	EXPECT_STREQ("__udp4_lib_rcv", pkt->drop_func);
+	/* The free is in its text, at its point; the later one is not. */
+	EXPECT_NE(NULL, strstr(pkt->raw_text, "__icmp_send();\n 1)               |              kfree_skb_reason() {\n 1)               |                  /* pktfilt_free: id=1 reason=NO_SOCKET"));
+	EXPECT_EQ(NULL, strstr(pkt->raw_text, "NOT_SPECIFIED"));
+
+	pkt = t->packets[2];
+	EXPECT_EQ(2, pkt->id);
+	EXPECT_EQ(PF_FATE_CONSUMED, pkt->fate);
+	EXPECT_STREQ("", pkt->drop_func);		/* func=0x0 */
+
+	pkt = t->packets[3];
+	EXPECT_EQ(3, pkt->id);
+	EXPECT_STREQ("0x32", pkt->proto);
+	EXPECT_EQ(PF_FATE_UNKNOWN, pkt->fate);
+	EXPECT_TRUE(pkt->complete);
+
+	/* Text: stage and id in each header, the fate under it. */
+	out = render_str(pf_render_text, t);
+	ASSERT_NE(NULL, out);
+	EXPECT_TRUE(starts(out, "# packet 1 (tx, id 1): udp 10.9.0.1:4000 -> 10.9.0.2:9000 ifindex 3 netns 4026532100 cpu 0\n# dropped: NO_SOCKET in __udp4_lib_rcv\n 0)"));
+	EXPECT_NE(NULL, strstr(out, "\n# packet 2 (rx, id 1): udp 10.9.0.1:4000 -> 10.9.0.2:9000 ifindex 2 netns 4026532165 cpu 1\n# dropped: NO_SOCKET in __udp4_lib_rcv\n"));
+	EXPECT_NE(NULL, strstr(out, "\n# packet 3 (rx, id 2): udp 10.9.0.1:4001 -> 10.9.0.2:9001 ifindex 2 netns 4026532165 cpu 0\n# consumed\n"));
+	EXPECT_NE(NULL, strstr(out, "\n# packet 4 (rx, id 3): 0x32 10.9.0.1 -> 10.9.0.2 ifindex 2 netns 4026532165 cpu 1\n 1)"));
+	free(out);
+
+	/* JSON: stage, id, fate, drop. */
+	out = render_str(pf_render_json, t);
+	ASSERT_NE(NULL, out);
+	EXPECT_EQ(4, json_lines_ok(out));
+	EXPECT_TRUE(starts(out, "{\"seq\":1,\"stage\":\"tx\",\"id\":1,\"cpu\":0,"));
+	EXPECT_NE(NULL, strstr(out, "{\"seq\":2,\"stage\":\"rx\",\"id\":1,\"cpu\":1,"));
+	EXPECT_NE(NULL, strstr(out, "\"netns\":4026532165,\"fate\":\"dropped\",\"drop\":{\"reason\":\"NO_SOCKET\",\"func\":\"__udp4_lib_rcv\"},\"complete\":true,\"incomplete\":null,\"graph\":{\"func\":\"ip_rcv\""));
+	EXPECT_NE(NULL, strstr(out, "\"fate\":\"consumed\",\"drop\":null,"));
+	EXPECT_NE(NULL, strstr(out, "\"proto\":\"0x32\""));
+	EXPECT_NE(NULL, strstr(out, "\"fate\":null,\"drop\":null,"));
+	free(out);
+
+	/* Folded: the root frames are the stages' roots. */
+	out = render_str(pf_render_folded, t);
+	ASSERT_NE(NULL, out);
+	EXPECT_NE(NULL, strstr(out, "\nip_local_out;ip_output;ip_finish_output2;__dev_queue_xmit;dev_hard_start_xmit;veth_xmit [veth];__dev_forward_skb 2100\n"));
+	EXPECT_NE(NULL, strstr(out, "\nip_rcv;ip_rcv_finish;ip_local_deliver;ip_local_deliver_finish;udp_rcv;__udp4_lib_rcv;kfree_skb_reason;skb_release_head_state 1000\n"));
+	EXPECT_EQ(14000 + 27000 + 8000 + 3000, folded_sum(out, &i));
+	free(out);
+
+	/* SVG: the header of each. */
+	out = render_str(pf_render_svg, t);
+	ASSERT_NE(NULL, out);
+	EXPECT_NE(NULL, strstr(out, ">packet 2 (rx, id 1): udp 10.9.0.1:4000 -&gt; 10.9.0.2:9000 ifindex 2 netns 4026532165 cpu 1, 27.000 us, dropped: NO_SOCKET in __udp4_lib_rcv</text>"));
+	EXPECT_NE(NULL, strstr(out, ", 8.000 us, consumed</text>"));
+	free(out);
+
+	/* Streamed, in any chunks: the same packets, in order. */
+	out = render_str(pf_render_text, t);
+	ASSERT_NE(NULL, out);
+	for (i = 1; i <= len; i = i < 64 ? i + 1 : i * 3) {
+		struct pf_trace *st = stream_str(buf, len, i, &c);
+
+		ASSERT_NE(NULL, st);
+		EXPECT_EQ(4, c.n);
+		EXPECT_EQ(4, st->stats.streamed);
+		EXPECT_EQ(3, st->stats.frees);
+		/* The streamed text lacks only the blank lines between. */
+		EXPECT_EQ(strlen(out) - 3, c.len) TH_LOG("chunk %zu", i);
+		pf_trace_free(st);
+	}
+	free(out);
+	pf_trace_free(t);
+	free(buf);
+}
+
+/* root= is the root: a handler called before it on its CPU is noise. */
+TEST(root_from_event)
+{
+	struct pf_trace *t = parse_str(
+		EV2(1, 0, "rx", 5, "ip_rcv")
+		" 0)   1.000 us    |  udp_rcv();\n"
+		" 0)               |  ip_rcv() {\n"
+		" 0)   1.000 us    |    udp_rcv();\n"
+		" 0)   2.000 us    |  }\n"
+		/* Old events: a handler, not ip_rcv. */
+		EV(2, 1)
+		" 1)   1.000 us    |  ip_rcv();\n"
+		" 1)   3.000 us    |  udp_rcv();\n"
+		/* A suffix the compiler added: still the root. */
+		EV2(3, 1, "tx", 6, "ip_local_out")
+		" 1)   4.000 us    |  ip_local_out.part.0();\n");
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(3, t->npackets);
+	EXPECT_STREQ("ip_rcv", t->packets[0]->graph->func);
+	EXPECT_EQ(1, t->packets[0]->graph->nchildren);
+	EXPECT_TRUE(t->packets[0]->complete);
+	EXPECT_STREQ("udp_rcv", t->packets[1]->graph->func);
+	EXPECT_STREQ("l4", t->packets[1]->stage);
+	EXPECT_EQ(2, t->packets[1]->id);
+	EXPECT_STREQ("ip_local_out.part.0", t->packets[2]->graph->func);
+	EXPECT_EQ(2, t->stats.noise);
+	pf_trace_free(t);
+
+	/* An id that is not a number: the event is not understood. */
+	t = parse_str(" 0)               |  /* pktfilt_packet: seq=1 cpu=0 proto=udp stage=rx id=x root=ip_rcv */\n");
+	ASSERT_NE(NULL, t);
+	EXPECT_EQ(0, t->npackets);
+	EXPECT_EQ(1, t->stats.garbage);
+	pf_trace_free(t);
+}
+
+/* Frees: in or out of graphs, the first of an id only, limits. */
+TEST(free_events)
+{
+	char big[65536];
+	size_t off = 0, i;
+	struct pf_trace *t = parse_str(
+		/* A free before any graph of its id: nothing to attach to. */
+		" 0)               |  /* pktfilt_free: id=9 reason=CONSUMED func=0x0 */\n"
+		EV2(1, 0, "rx", 9, "ip_rcv")
+		" 0)   2.000 us    |  ip_rcv();\n"
+		/* A free of id 9 again: the first one counted, this is ignored. */
+		" 1)               |  /* pktfilt_free: id=9 reason=NETFILTER_DROP func=nf_hook_slow+0x44/0xb0 */\n"
+		/* Dropped, the kernel not saying where; no id: not understood. */
+		EV2(2, 1, "tx", 10, "ip_local_out")
+		" 1)               |  ip_local_out() {\n"
+		" 1)               |    /* pktfilt_free: id=10 reason=NOT_SPECIFIED func=0x0 */\n"
+		" 1)               |    /* pktfilt_free: reason=NOT_SPECIFIED func=0x0 */\n"
+		" 1)   2.000 us    |  }\n");
+	char *out;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(2, t->npackets);
+	EXPECT_EQ(PF_FATE_UNKNOWN, t->packets[0]->fate);
+	EXPECT_EQ(3, t->stats.frees);
+	EXPECT_EQ(1, t->stats.frees_unmatched);
+	EXPECT_EQ(1, t->stats.garbage);
+	EXPECT_EQ(PF_FATE_DROPPED, t->packets[1]->fate);
+	EXPECT_STREQ("NOT_SPECIFIED", t->packets[1]->drop_reason);
+	out = render_str(pf_render_json, t);
+	ASSERT_NE(NULL, out);
+	EXPECT_NE(NULL, strstr(out, "\"fate\":\"dropped\",\"drop\":{\"reason\":\"NOT_SPECIFIED\",\"func\":null}"));
+	free(out);
+	out = render_str(pf_render_text, t);
+	ASSERT_NE(NULL, out);
+	EXPECT_NE(NULL, strstr(out, "\n# dropped: NOT_SPECIFIED\n"));
+	free(out);
+	pf_trace_free(t);
+
+	/*
+	 * PF_FGRAPH_FREE_WAIT packets closed after one: it stops waiting,
+	 * and its free, when it comes, finds it no more.
+	 */
+	for (i = 0; i <= PF_FGRAPH_FREE_WAIT; i++)
+		off += (size_t)snprintf(big + off, sizeof(big) - off,
+			" 0)               |  /* pktfilt_packet: seq=%zu cpu=0 proto=udp stage=rx id=%zu root=ip_rcv */\n"
+			" 0)   1.000 us    |  ip_rcv();\n", i + 1, i + 1);
+	off += (size_t)snprintf(big + off, sizeof(big) - off,
+		" 0)               |  /* pktfilt_free: id=1 reason=CONSUMED func=0x0 */\n"
+		" 0)               |  /* pktfilt_free: id=2 reason=CONSUMED func=0x0 */\n");
+	ASSERT_LT(off, sizeof(big) - 1);
+	t = parse_str(big);
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(PF_FGRAPH_FREE_WAIT + 1, t->npackets);
+	EXPECT_EQ(PF_FATE_UNKNOWN, t->packets[0]->fate);
+	EXPECT_EQ(PF_FATE_CONSUMED, t->packets[1]->fate);
+	EXPECT_EQ(1, t->stats.frees_unmatched);
+	for (i = 0; i < t->npackets; i++)
+		EXPECT_TRUE(t->packets[i]->done);
+	pf_trace_free(t);
+}
+
+/* While its free may still come, a packet is not done, nor streamed. */
+TEST(waiting_for_free)
+{
+	static const char trace[] =
+		EV2(1, 0, "rx", 4, "ip_rcv")
+		" 0)   1.000 us    |  ip_rcv();\n"
+		EV(2, 1)
+		" 1)   1.000 us    |  udp_rcv();\n";
+	struct pf_fgraph *p = pf_fgraph_new();
+	const struct pf_trace *t;
+	struct collected c;
+	struct pf_trace *done;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, pf_fgraph_feed(p, trace, strlen(trace)));
+	t = pf_fgraph_trace(p);
+	ASSERT_EQ(2, t->npackets);
+	EXPECT_FALSE(t->packets[0]->done);	/* id 4 waits */
+	EXPECT_TRUE(t->packets[0]->complete);
+	EXPECT_TRUE(t->packets[1]->done);	/* an old event: no wait */
+	ASSERT_EQ(0, pf_fgraph_feed(p, " 1)               |  /* pktfilt_free: id=4 reason=IP_INHDR func=ip_rcv_core+0x1/0x2 */\n", 88));
+	EXPECT_TRUE(t->packets[0]->done);
+	EXPECT_EQ(PF_FATE_DROPPED, t->packets[0]->fate);
+	pf_trace_free(pf_fgraph_finish(p));
+
+	/* Streaming: held back in order until the end, then given. */
+	done = stream_str(trace, strlen(trace), strlen(trace), &c);
+	ASSERT_NE(NULL, done);
+	EXPECT_EQ(2, c.n);
+	EXPECT_TRUE(starts(c.text, "# packet 1 (rx, id 4): "));
+	pf_trace_free(done);
 }
 
 /* --- the real traces ------------------------------------------------------------ */
@@ -1016,6 +1316,11 @@ static void check_fixture(struct __test_metadata *_metadata,
 		if (pkt->cpu < 2)
 			cpu_seen[pkt->cpu] = true;
 		EXPECT_TRUE(pkt->done);
+		/* Version 1 events: l4, the seq for an id, no free. */
+		EXPECT_STREQ("l4", pkt->stage);
+		EXPECT_FALSE(pkt->has_id);
+		EXPECT_EQ(pkt->seq, pkt->id);
+		EXPECT_EQ(PF_FATE_UNKNOWN, pkt->fate);
 		if (w->packets > 0 && w->all_complete)
 			EXPECT_EQ(i + 1, pkt->seq);
 		if (w->lost && !pkt->complete)

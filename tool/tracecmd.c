@@ -58,7 +58,14 @@
 #define PF_LINGER_MS		1000	/* after COMMAND exits */
 #define PF_CLOSE_WAIT_MS	2000	/* for graphs to close */
 #define PF_CHECK_MS		1000	/* ask the module how it goes */
-#define PF_FOLLOW_MS		200	/* after the Nth packet: its later stages */
+/*
+ * After the Nth packet, with stages after it: the module keeps the filter
+ * armed for the later stages of the packets it traced until they are
+ * freed, or 2 s (module/filter.c PF_EXHAUSTED_WAIT); wait for its disarm,
+ * asking every PF_FOLLOW_CHECK_MS, PF_FOLLOW_MS at most.
+ */
+#define PF_FOLLOW_MS		3000
+#define PF_FOLLOW_CHECK_MS	50
 #define PF_KILL_WAIT_MS		3000	/* SIGTERM, then SIGKILL */
 #define PF_BUF_KB_PACKET	1024
 #define PF_BUF_KB_UNLIMITED	16384
@@ -91,8 +98,9 @@ const char pf_trace_help[] =
 "            matching packet until --timeout, a signal, or COMMAND's end.\n"
 "            N counts packets (packet ids), not graphs: a packet followed\n"
 "            through several stages has a graph at each. After the Nth\n"
-"            packet, with --at rx or tx, pktfilt waits 0.2 s more for its\n"
-"            later stages and its free (the pktfilt_free event).\n"
+"            packet, with --at rx or tx, the module stays armed for the\n"
+"            later stages of the packets it traced, until they are freed\n"
+"            (the pktfilt_free event) or for 2 s, and pktfilt waits for it.\n"
 "\n"
 "        --at STAGE[,STAGE]...\n"
 "            Where the packets are traced: l4, rx (the default) or tx;\n"
@@ -332,6 +340,7 @@ struct trace_run {
 	bool overflow;			/* notifications were dropped */
 	__u32 filter_id;
 	bool module_done;		/* the module said: count reached */
+	bool module_idle;		/* ... and it disarmed */
 	char gone[160];			/* why the filter went away */
 	enum trace_end end;
 	int signo;
@@ -812,6 +821,7 @@ static int check_module(struct trace_run *r)
 	if (r->o.filter.count && st.state == PKTFILT_STATE_IDLE &&
 	    strstr(st.reason, "count reached")) {
 		r->module_done = true;
+		r->module_idle = true;
 		return 0;
 	}
 	if (st.state == PKTFILT_STATE_ARMED)
@@ -999,15 +1009,15 @@ static int wait_packets(struct trace_run *r)
 		int err, sig;
 
 		if (count && (r->nids >= count || r->module_done) &&
-		    (!later || (follow >= 0 && now_ms() >= follow))) {
+		    (!later || r->module_idle ||
+		     (follow >= 0 && now_ms() >= follow))) {
 			r->end = END_COUNT;
 			return 0;
 		}
 		if (count && (r->nids >= count || r->module_done) &&
 		    follow < 0) {
 			follow = now_ms() + PF_FOLLOW_MS;
-			if (follow < next_check)
-				next_check = follow;
+			next_check = now_ms() + PF_FOLLOW_CHECK_MS;
 		}
 		if (r->gone[0]) {
 			r->end = END_GONE;
@@ -1061,7 +1071,8 @@ static int wait_packets(struct trace_run *r)
 				r->end = END_ERROR;
 				return -1;
 			}
-			next_check = now_ms() + PF_CHECK_MS;
+			next_check = now_ms() + (follow >= 0 ?
+						 PF_FOLLOW_CHECK_MS : PF_CHECK_MS);
 		}
 	}
 }

@@ -1058,6 +1058,53 @@ static void fate_set(struct pf_packet *pkt, const char *reason,
 }
 
 /*
+ * The functions that free an skb, as function_graph names them: the
+ * pktfilt_free event comes from inside one of them.
+ */
+static bool is_free_func(const char *name)
+{
+	static const char *const prefixes[] = {
+		"kfree_skb", "__kfree_skb", "sk_skb_reason_drop",
+		"consume_skb", "__consume_stateless_skb", "napi_consume_skb",
+		"skb_release", "dev_kfree_skb", "__dev_kfree_skb",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/*
+ * A free inside a graph has func=0x0 (function_graph replaced the return
+ * address the kernel reports): the caller of the innermost freeing frame
+ * open on that CPU is the function that dropped it.
+ */
+static void free_caller(const struct pf_cpu *st, char *func, size_t len)
+{
+	size_t i = st->sp;
+	bool in_free = false;
+
+	while (i-- > 0) {
+		const struct pf_node *node = st->stack[i];
+
+		if (node->outside)
+			continue;
+		if (is_free_func(node->func)) {
+			in_free = true;
+			continue;
+		}
+		if (in_free) {
+			snprintf(func, len, "%.*s", (int)strcspn(node->func, " ."),
+				 node->func);
+			return;
+		}
+		return;
+	}
+}
+
+/*
  * "pktfilt_free: id=N reason=R func=F": the end of packet N. 1 if not
  * understood (no id), else 0. The packets of that id open on a CPU, or
  * waiting, get it; the waiting ones are done then.
@@ -1082,6 +1129,10 @@ static int on_free(struct pf_fgraph *p, const struct pf_line *l)
 		if (!strcmp(func, "0x0"))
 			func[0] = '\0';	/* the kernel did not say */
 	}
+	/* cpu_get()'s index: the CPU column + 1, 0 without one. */
+	i = (size_t)(l->cpu + 1);
+	if (!func[0] && i < p->ncpus && p->cpus[i] && p->cpus[i]->pkt)
+		free_caller(p->cpus[i], func, sizeof(func));
 	p->trace->stats.frees++;
 	k = p->nfreed < PF_FREED_IDS ? p->nfreed : PF_FREED_IDS;
 	for (i = 0; i < k; i++)

@@ -88,7 +88,7 @@ tr_run() {
 	_name=$1 _want=$2
 	shift 2
 	tr_snap $TR/before
-	pktfilt trace "$@" > $TR/out 2> $TR/err
+	pktfilt trace --at l4 "$@" > $TR/out 2> $TR/err
 	_rc=$?
 	tr_snap $TR/after
 	if [ "$_rc" = "$_want" ]; then
@@ -278,7 +278,7 @@ tr_signal_case() {
 	sig=$1 count=$2 want=$3
 	name="trace, SIG$sig while waiting (--count $count)"
 	tr_snap $TR/before
-	pktfilt trace --proto udp --daddr 10.9.0.2 --dport 9000 --count "$count" \
+	pktfilt trace --at l4 --proto udp --daddr 10.9.0.2 --dport 9000 --count "$count" \
 		--functions $TR_FEW > $TR/out 2> $TR/err &
 	pid=$!
 	( tr_when_armed
@@ -320,16 +320,16 @@ tr_error_case() {
 tr_concurrent_case() {
 	name="trace, two at once"
 	tr_snap $TR/before
-	pktfilt trace --proto udp --daddr 10.9.0.2 --dport 9000 --timeout 120 \
+	pktfilt trace --at l4 --proto udp --daddr 10.9.0.2 --dport 9000 --timeout 120 \
 		--functions $TR_FEW > $TR/out1 2> $TR/err1 &
 	first=$!
 	tr_when_armed
 	tr_snap $TR/during
-	pktfilt trace --proto udp --dport 9001 --timeout 5 > $TR/out 2> $TR/err
+	pktfilt trace --at l4 --proto udp --dport 9001 --timeout 5 > $TR/out 2> $TR/err
 	rc=$?
 	expect_eq "$name: the second fails" "$rc" 1
 	tr_expect "$name: the second says why" $TR/err "^pktfilt: another pktfilt trace is running"
-	PKTFILT_LOCK=/tmp/other.lock pktfilt trace --proto udp --dport 9001 --timeout 5 > $TR/out 2> $TR/err
+	PKTFILT_LOCK=/tmp/other.lock pktfilt trace --at l4 --proto udp --dport 9001 --timeout 5 > $TR/out 2> $TR/err
 	rc=$?
 	expect_eq "$name: the second fails without the lock too" "$rc" 1
 	tr_expect "$name: the module's check says why" $TR/err "^pktfilt: another pktfilt trace is running$"
@@ -366,7 +366,7 @@ tr_mount_case() {
 	name="trace, tracefs only under debugfs"
 	tr_snap $TR/before
 	umount $T
-	pktfilt trace --proto udp --daddr 10.9.0.2 --dport 9000 --timeout 60 \
+	pktfilt trace --at l4 --proto udp --daddr 10.9.0.2 --dport 9000 --timeout 60 \
 		--functions $TR_FEW -- \
 		ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 -q > $TR/out 2> $TR/err
 	expect_eq "$name: exit status" "$?" 0
@@ -375,7 +375,7 @@ tr_mount_case() {
 	name="trace, tracefs not mounted"
 	umount /sys/kernel/debug/tracing 2>/dev/null
 	umount /sys/kernel/debug
-	pktfilt trace --proto udp --daddr 10.9.0.2 --dport 9000 --timeout 60 \
+	pktfilt trace --at l4 --proto udp --daddr 10.9.0.2 --dport 9000 --timeout 60 \
 		--functions $TR_FEW -- \
 		ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 -q > $TR/out 2> $TR/err
 	expect_eq "$name: exit status" "$?" 0
@@ -457,7 +457,7 @@ tr_index_case() {
 			globs="udp_rcv $(echo "$fl" | tr ',' ' ')"
 		fi
 		tr_snap $TR/before
-		PKTFILT_TRACE_TIMES=1 pktfilt trace "$@" --timeout 120 > $TR/out 2> $TR/err &
+		PKTFILT_TRACE_TIMES=1 pktfilt trace --at l4 "$@" --timeout 120 > $TR/out 2> $TR/err &
 		pid=$!
 		if tr_wait_ready $TR/err $pid; then
 			ok "$name: ready line"
@@ -498,7 +498,7 @@ tr_ready_case() {
 		[ $r -gt 1 ] && scope="--functions ip_*,__udp4_lib_*"
 		tr_snap $TR/before
 		# shellcheck disable=SC2086
-		pktfilt trace --proto udp --daddr 10.9.0.2 --dport 9000 $scope \
+		pktfilt trace --at l4 --proto udp --daddr 10.9.0.2 --dport 9000 $scope \
 			--format json --timeout 120 > $TR/out 2> $TR/err &
 		pid=$!
 		if tr_wait_ready $TR/err $pid; then
@@ -519,7 +519,7 @@ tr_ready_case() {
 		r=$((r + 1))
 	done
 	name="trace -q"
-	pktfilt trace --proto udp --daddr 10.9.0.2 --dport 9000 -q \
+	pktfilt trace --at l4 --proto udp --daddr 10.9.0.2 --dport 9000 -q \
 		--functions $TR_FEW --timeout 120 > $TR/out 2> $TR/err &
 	pid=$!
 	tr_when_armed
@@ -556,7 +556,7 @@ tr_arm_times() {
 		done
 		r=$((r + 1))
 	done
-	PKTFILT_TRACE_TIMES=2 pktfilt trace --proto udp --dport 9000 -o /dev/null -- true 2> $TR/times.err
+	PKTFILT_TRACE_TIMES=2 pktfilt trace --at l4 --proto udp --dport 9000 -o /dev/null -- true 2> $TR/times.err
 	sed 's/^/tr-arm-steps: /' $TR/times.err
 	echo function > $T/current_tracer
 	echo 1 > $T/tracing_on

@@ -91,7 +91,7 @@ router_setup() {
 nics_setup() {
 	modprobe virtio_pci 2>/dev/null
 	modprobe virtio_net || return 2
-	_n1= _n2= _i=0
+	_n1='' _n2='' _i=0
 	while [ $_i -lt 50 ]; do
 		for _d in /sys/class/net/*; do
 			case $(cat "$_d/address" 2>/dev/null) in

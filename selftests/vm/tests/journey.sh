@@ -1,0 +1,819 @@
+# SPDX-License-Identifier: GPL-2.0
+# Issue 13's VM tests: the stages rx and tx, packet ids, drop reasons
+# (/work/journey-spec.md is the interface). Needs the two virtio-net NICs:
+#
+#	selftests/vm/run --kernel 6.12 --nics 2 -- sh selftests/vm/tests/journey.sh [CASE...]
+#
+# CASEs (default: all but tool, in this order): topo rx fwd drop nosock tx
+# txrx count unload; and tool. topo checks the topology and nftables alone
+# (no module); the others need a module and tool that take --at (else: one
+# failure saying so, and they are skipped). tool is a group of its own in
+# make check ("journey.sh topo tool"): each pktfilt trace switches the
+# tracer, the first from function_graph on every function to nop, where the
+# emulator fault of selftests/vm/README.md strikes now and then, and a
+# retried group should be a short one.
+#
+# Topology: journey-topo.sh (a - r - b over veth with r forwarding, a - b
+# direct, x - y over the virtio NICs with GRO on). Graph roots: rx ip_rcv /
+# ipv6_rcv, tx ip_local_out / ip6_local_out. Every case but tool uses the
+# manual recipe (pktfilt set --at, function_graph with set_graph_function =
+# the roots, all functions, the pktfilt events) and reads the trace with
+# jgraphs below; tool runs pktfilt trace --at.
+#
+# Knobs (selftests/check sets them per PKTFILT_COUNTS): JOURNEY_REPS (runs
+# of each exact count, 1), JOURNEY_UNLOAD_CYCLES (insmod-set-rmmod cycles
+# per stage under floods, 6).
+. /pktfilt/selftests/vm/lib.sh
+. /pktfilt/selftests/vm/tests/common.sh
+. /pktfilt/selftests/vm/tests/journey-topo.sh
+
+ROOTS="ip_rcv ipv6_rcv ip_local_out ip6_local_out"
+J=/tmp/journey
+mkdir -p $J
+
+# --- tracing -------------------------------------------------------------------
+
+# jtrace_start: as trace_start, with the stages' roots as graph functions
+# (the L4 handlers too: a graph rooted there would be a stray one).
+jtrace_start() {
+	echo 0 > $T/tracing_on
+	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	echo 0 > $T/options/funcgraph-irqs
+	echo "$ROOTS $HANDLERS" > $T/set_graph_function
+	if [ "$(cat $T/current_tracer)" != function_graph ]; then
+		echo function_graph > $T/current_tracer
+	fi
+	echo > $T/trace
+	echo 1 > $T/events/pktfilt/enable
+	echo 1 > $T/tracing_on
+}
+
+# jtrace_stop: the trace to /tmp/trace.txt (trace_stop), its graphs to
+# $J/graphs (jgraphs).
+jtrace_stop() {
+	trace_stop
+	jgraphs > $J/graphs
+}
+
+# jgraphs: one line per graph of /tmp/trace.txt and per pktfilt_free event:
+#   G id=ID stage=S eroot=ROOT netns=N ifindex=I proto=P root=FUNC cpu=C funcs=,f1,f2,...,
+#     the event's fields (id=none: no event before the graph on that CPU),
+#     the graph's real root and every function called in it; nested events
+#     (an event printed inside an open graph) are listed as ,EV:STAGE:ID, in
+#     funcs.
+#   FREE id=ID reason=R func=F ingraph=0|1
+# A graph is open on a CPU from a function entered while none is open
+# there to the closing brace at its depth (see trace_roots for the rare
+# interrupt preludes this does not try to drop).
+jgraphs() {
+	awk '
+	function field(s, f,   r) {
+		if (!match(s, " " f "=[^ ]*"))
+			return "none"
+		r = substr(s, RSTART + length(f) + 2, RLENGTH - length(f) - 2)
+		return r
+	}
+	function close_graph(c) {
+		print "G id=" eid[c] " stage=" est[c] " eroot=" ert[c] " netns=" ens[c] \
+			" ifindex=" eif[c] " proto=" epr[c] " root=" groot[c] " cpu=" c \
+			" funcs=," fl[c]
+		open[c] = 0
+		pend[c] = 0
+	}
+	match($0, /^ *[0-9]+\)/) {
+		c = substr($0, RSTART, RLENGTH) + 0
+		s = $0
+		if (!sub(/^[^|]*\|/, "", s))
+			next
+		match(s, /^ */)
+		depth = RLENGTH
+		s = substr(s, RLENGTH + 1)
+		if (s ~ /^\/\* pktfilt_packet:/) {
+			if (open[c]) {
+				fl[c] = fl[c] "EV:" field(s, "stage") ":" field(s, "id") ","
+				next
+			}
+			pend[c] = 1
+			eid[c] = field(s, "id"); est[c] = field(s, "stage")
+			ert[c] = field(s, "root"); ens[c] = field(s, "netns")
+			eif[c] = field(s, "ifindex"); epr[c] = field(s, "proto")
+			next
+		}
+		if (s ~ /^\/\* pktfilt_free:/) {
+			t = s
+			sub(/^\/\* pktfilt_free: /, " ", t)
+			sub(/ *\*\/ *$/, "", t)
+			print "FREE id=" field(t, "id") " reason=" field(t, "reason") \
+				" func=" field(t, "func") " ingraph=" (open[c] ? 1 : 0)
+			next
+		}
+		if (s ~ /^}/) {
+			if (open[c] && depth == gdepth[c])
+				close_graph(c)
+			next
+		}
+		# "f()", "f() {", and in a module "veth_xmit [veth]() {".
+		if (s !~ /^[A-Za-z_][A-Za-z0-9_.]*( \[[A-Za-z0-9_]+\])?\(\)/)
+			next
+		name = s
+		sub(/[ (].*/, "", name)
+		if (!open[c]) {
+			if (!pend[c]) {
+				eid[c] = "none"; est[c] = "none"; ert[c] = "none"
+				ens[c] = "none"; eif[c] = "none"; epr[c] = "none"
+			}
+			groot[c] = name
+			gdepth[c] = depth
+			fl[c] = ""
+			gno[c]++
+			if (s ~ /\{ *$/) {
+				open[c] = 1
+			} else {
+				close_graph(c)
+			}
+			next
+		}
+		if (fseen[c, name] != gno[c]) {
+			fl[c] = fl[c] name ","
+			fseen[c, name] = gno[c]
+		}
+		next
+	}
+	' /tmp/trace.txt
+}
+
+# g_ids: the distinct event ids of the graphs.
+g_ids() { sed -n 's/^G id=\([0-9][0-9]*\) .*/\1/p' $J/graphs | sort -u; }
+# g_count [GREP-PATTERN]: graphs (matching the pattern).
+g_count() { grep '^G ' $J/graphs | grep -c -e "${1:-.}"; }
+# g_has_func LINE FUNC
+g_has_func() { case $1 in *",$2,"*) return 0 ;; esac; return 1; }
+# first_free ID: "REASON FUNC" of the first pktfilt_free of ID.
+first_free() { sed -n "s/^FREE id=$1 reason=\([^ ]*\) func=\([^ ]*\).*/\1 \2/p" $J/graphs | head -1; }
+
+# g_show: the graphs in short (for a failure's explanation).
+g_show() {
+	sed 's/funcs=\(.\{0,300\}\).*/funcs=\1.../' $J/graphs | head -8 | sed 's/^/#   /'
+}
+
+# g_expect NAME PATTERN COND: ok if the graph lines matching PATTERN
+# satisfy COND ("n=K": exactly K of them).
+g_expect_n() {
+	_n=$(g_count "$2")
+	if [ "$_n" = "$3" ]; then ok "$1"; else fail "$1" "$_n graph(s) match '$2', want $3"; g_show; fi
+}
+
+# --- sending -------------------------------------------------------------------
+
+# jsend NS PROTO FAMILY SRC DST DPORT COUNT [PFSEND OPTIONS]: UDP and TCP
+# from source port 4000; ICMP echo requests (DPORT ignored).
+jsend() {
+	_ns=$1 _p=$2 _f=$3 _s=$4 _d=$5 _dp=$6 _n=$7
+	shift 7
+	_six=
+	[ "$_f" = 6 ] && _six=-6
+	case $_p in
+	icmp*) ip netns exec "$_ns" pfsend icmp $_six -q --src "$_s" --dst "$_d" --count "$_n" "$@" ;;
+	*) ip netns exec "$_ns" pfsend "$_p" $_six -q --src "$_s" --dst "$_d" \
+		--sport 4000 --dport "$_dp" --count "$_n" "$@" ;;
+	esac 2>/dev/null
+	return 0
+}
+
+# The addresses of a path: PATH FAMILY -> SRC DST (sender's, receiver's).
+# direct: a -> b over veth-ab; fwd: a -> r -> b; virtio: x -> y.
+addrs() {
+	case $1$2 in
+	direct4) echo "10.10.3.1 10.10.3.2" ;;
+	direct6) echo "fd10:3::1 fd10:3::2" ;;
+	fwd4) echo "10.10.1.1 10.10.2.2" ;;
+	fwd6) echo "fd10:1::1 fd10:2::2" ;;
+	virtio4) echo "10.11.0.1 10.11.0.2" ;;
+	virtio6) echo "fd11::1 fd11::2" ;;
+	esac
+}
+
+rx_root() { if [ "$1" = 4 ]; then echo ip_rcv; else echo ipv6_rcv; fi; }
+tx_root() { if [ "$1" = 4 ]; then echo ip_local_out; else echo ip6_local_out; fi; }
+l4_of() {
+	case $1$2 in
+	tcp4) echo tcp_v4_rcv ;; udp4) echo udp_rcv ;; icmp4) echo icmp_rcv ;;
+	tcp6) echo tcp_v6_rcv ;; udp6) echo udpv6_rcv ;; icmp6) echo icmpv6_rcv ;;
+	esac
+}
+# The --proto name.
+pname() { if [ "$1$2" = icmp6 ]; then echo icmpv6; else echo "$1"; fi; }
+other_proto() { if [ "$1" = udp ]; then echo tcp; else echo udp; fi; }
+fwd_of() { if [ "$1" = 4 ]; then echo ip_forward; else echo ip6_forward; fi; }
+
+# jset NAME ARGS...: pktfilt set ARGS; fail NAME if refused.
+jset() {
+	_name=$1
+	shift
+	if ! _out=$(pktfilt set "$@" 2>&1); then
+		fail "$_name: pktfilt set $*" "$_out"
+		return 1
+	fi
+}
+
+# --- topology and nftables alone ------------------------------------------------
+
+# The rules: r drops what it would forward to port 7777 (UDP, TCP) and ICMP
+# echo requests with id 4242; b drops at input port 7778 and id 4343.
+nft_setup() {
+	ip netns exec r nft -f - <<-EOF || return 1
+	table inet jt {
+		chain fw {
+			type filter hook forward priority 0; policy accept;
+			udp dport 7777 counter drop
+			tcp dport 7777 counter drop
+			icmp type echo-request icmp id 4242 counter drop
+			icmpv6 type echo-request icmpv6 id 4242 counter drop
+		}
+	}
+	EOF
+	ip netns exec b nft -f - <<-EOF
+	table inet jt {
+		chain in {
+			type filter hook input priority 0; policy accept;
+			udp dport 7778 counter drop
+			tcp dport 7778 counter drop
+			icmp type echo-request icmp id 4343 counter drop
+			icmpv6 type echo-request icmpv6 id 4343 counter drop
+		}
+		chain out {
+			type filter hook output priority 0; policy accept;
+		}
+	}
+	EOF
+}
+
+# nft_drops NS: the sum of the rules' packet counters.
+nft_drops() {
+	ip netns exec "$1" nft list table inet jt |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "packets") s += $(i + 1) } END { print s + 0 }'
+}
+
+# udp_flows NAME NS FAMILY SRC DST LISTEN_NS: 20 datagrams to port 9100 arrive.
+udp_flows() {
+	_six=
+	[ "$3" = 6 ] && _six=-6
+	rm -f $J/ready
+	ip netns exec "$6" pfsend udp-listen $_six --port 9100 --count 20 --timeout 10 \
+		--ready $J/ready > $J/listen.out 2>&1 &
+	_lp=$!
+	wait_for_file $J/ready
+	ip netns exec "$2" pfsend udp $_six -q --src "$4" --dst "$5" --sport 4100 \
+		--dport 9100 --count 20 --interval-us 2000
+	wait $_lp
+	if grep -q 'received 20' $J/listen.out; then ok "$1"; else fail "$1" "$(cat $J/listen.out)"; fi
+}
+
+topo_cases() {
+	for f in 4 6; do
+		set -- $(addrs fwd $f)
+		udp_flows "topo: UDP over IPv$f from a to b through r" a $f "$1" "$2" b
+		set -- $(addrs direct $f)
+		udp_flows "topo: UDP over IPv$f from a to b direct" a $f "$1" "$2" b
+		if [ "$HAVE_NICS" = 1 ]; then
+			set -- $(addrs virtio $f)
+			udp_flows "topo: UDP over IPv$f from x to y over virtio-net" x $f "$1" "$2" y
+		fi
+	done
+	check "topo: ping a -> b (busybox ping)" ip netns exec a ping -c1 -W5 10.10.3.2
+	d0=$(nft_drops r)
+	jsend a udp 4 10.10.1.1 10.10.2.2 7777 3
+	jsend a icmp 6 fd10:1::1 fd10:2::2 0 2 --id 4242
+	expect_eq "topo: nft in r drops what it would forward (UDP, ICMPv6 id 4242)" \
+		"$(($(nft_drops r) - d0))" 5
+	d0=$(nft_drops b)
+	jsend a udp 6 fd10:3::1 fd10:3::2 7778 3
+	jsend a tcp 4 10.10.3.1 10.10.3.2 7778 1
+	expect_eq "topo: nft in b drops at input (UDP, TCP)" "$(($(nft_drops b) - d0))" 4
+}
+
+# --- rx: local delivery ----------------------------------------------------------
+
+# rx_case PATH PROTO FAMILY: a matching packet delivered locally (PATH
+# direct: over veth into b; virtio: over virtio-net into y, in the middle
+# of a burst the NIC's NAPI hands up as one list) gives one rx graph rooted
+# at ip_rcv/ipv6_rcv with the L4 handler inside; near misses (the other
+# protocol, another port, the reverse direction) are not traced.
+rx_case() {
+	path=$1 p=$2 f=$3
+	set -- $(addrs $path $f)
+	S=$1 D=$2
+	if [ $path = virtio ]; then snd=x rcv=y dev=v2; else snd=a rcv=b dev=veth-ba; fi
+	name="rx $path $(pname $p $f)/ipv$f"
+	root=$(rx_root $f) q=$(other_proto $p)
+	ports="--sport 4000 --dport 9000"
+	[ $p = icmp ] && ports=
+	jtrace_start
+	t0=$(pf_stat traced)
+	jset "$name" --at rx --proto $(pname $p $f) --saddr $S --daddr $D $ports \
+		--dev $dev --netns /run/netns/$rcv --count 1 || { trace_stop; return; }
+	jsend $snd $q $f $S $D 9000 3			# protocol
+	if [ $p != icmp ]; then
+		jsend $snd $p $f $S $D 9001 3		# port
+		# The addresses: the reverse direction (for ICMP the echo
+		# replies would match).
+		jsend $rcv $p $f $D $S 9000 3
+	fi
+	expect_eq "$name: near misses untraced" "$(($(pf_stat traced) - t0))" 0
+	lp=
+	if [ $p = udp ]; then
+		rm -f $J/ready
+		six=; [ $f = 6 ] && six=-6
+		ip netns exec $rcv pfsend udp-listen $six --port 9000 --count 1 --timeout 10 \
+			--ready $J/ready > $J/listen.out 2>&1 &
+		lp=$!
+		wait_for_file $J/ready
+	fi
+	if [ $path = virtio ]; then
+		# A burst around the matching packet: NAPI's list holds both.
+		jsend $snd $q $f $S $D 9000 60 &
+		bp=$!
+		jsend $snd $p $f $S $D 9000 1
+		wait $bp
+	else
+		jsend $snd $p $f $S $D 9000 1
+	fi
+	jsend $snd $q $f $S $D 9000 5
+	[ -n "$lp" ] && wait $lp
+	sleep 1
+	jtrace_stop
+	g_expect_n "$name: one graph" . 1
+	line=$(grep '^G ' $J/graphs | head -1)
+	case $line in
+	*" stage=rx eroot=$root netns=$(netns_inode $rcv) ifindex=$(ifindex $rcv $dev) proto=$(pname $p $f) root=$root "*)
+		ok "$name: event stage=rx root=$root, $rcv's $dev, graph rooted at $root" ;;
+	*) fail "$name: event and root" "$(echo "$line" | cut -c1-200)" ;;
+	esac
+	if g_has_func "$line" "$(l4_of $p $f)"; then
+		ok "$name: $(l4_of $p $f) inside"
+	else
+		fail "$name: $(l4_of $p $f) inside"
+	fi
+	if [ -n "$lp" ]; then
+		if grep -q 'received 1' $J/listen.out; then
+			ok "$name: delivered to the socket"
+		else
+			fail "$name: delivered to the socket" "$(cat $J/listen.out)"
+		fi
+	fi
+}
+
+rx_cases() {
+	for path in direct virtio; do
+		[ $path = virtio ] && [ "$HAVE_NICS" != 1 ] && continue
+		for p in udp tcp icmp; do
+			for f in 4 6; do
+				rx_case $path $p $f
+			done
+		done
+	done
+}
+
+# --- rx: forwarded -----------------------------------------------------------------
+
+# fwd_case PROTO FAMILY: a packet r forwards: its graph in r (ip_forward or
+# ip6_forward, and veth_xmit to b, inside), then b's receive of the same
+# packet (the same skb, through veth) under the same id.
+fwd_case() {
+	p=$1 f=$2
+	set -- $(addrs fwd $f)
+	S=$1 D=$2
+	name="fwd $(pname $p $f)/ipv$f"
+	root=$(rx_root $f)
+	ports="--dport 9000"
+	[ $p = icmp ] && ports=
+	jtrace_start
+	jset "$name" --at rx --proto $(pname $p $f) --saddr $S --daddr $D $ports \
+		--dev veth-ra --netns /run/netns/r --count 1 || { trace_stop; return; }
+	jsend a $p $f $S $D 9000 1
+	sleep 1
+	jtrace_stop
+	ids=$(g_ids | wc -l)
+	expect_eq "$name: one packet id" "$ids" 1
+	id=$(g_ids | head -1)
+	line=$(grep "^G id=$id stage=rx eroot=$root netns=$(netns_inode r) ifindex=$(ifindex r veth-ra) " $J/graphs | head -1)
+	if [ -n "$line" ] && g_has_func "$line" "$(fwd_of $f)" && g_has_func "$line" veth_xmit; then
+		ok "$name: graph in r rooted at $root with $(fwd_of $f) and veth_xmit"
+	else
+		fail "$name: graph in r rooted at $root with $(fwd_of $f) and veth_xmit"
+		g_show
+	fi
+	g_expect_n "$name: b's receive under the same id, a graph of its own" \
+		"^G id=$id stage=rx eroot=$root netns=$(netns_inode b) ifindex=$(ifindex b veth-br) .* root=$root " 1
+	g_expect_n "$name: no other graph" . 2
+}
+
+fwd_cases() {
+	for p in udp tcp icmp; do
+		for f in 4 6; do
+			fwd_case $p $f
+		done
+	done
+}
+
+# --- rx: dropped by nftables, and for want of a socket ----------------------------
+
+# drop_case WHERE PROTO FAMILY: WHERE fw (r's forward chain) or in (b's
+# input chain) drops the packet: its graph in r (b) has nft_do_chain, and
+# its pktfilt_free says NETFILTER_DROP.
+drop_case() {
+	where=$1 p=$2 f=$3
+	if [ $where = fw ]; then
+		set -- $(addrs fwd $f)
+		ns=r dev=veth-ra port=7777 icmpid=4242
+	else
+		set -- $(addrs direct $f)
+		ns=b dev=veth-ba port=7778 icmpid=4343
+	fi
+	S=$1 D=$2
+	name="drop $where $(pname $p $f)/ipv$f"
+	root=$(rx_root $f)
+	ports="--dport $port"
+	[ $p = icmp ] && ports=
+	jtrace_start
+	d0=$(nft_drops $ns)
+	jset "$name" --at rx --proto $(pname $p $f) --saddr $S --daddr $D $ports \
+		--dev $dev --netns /run/netns/$ns --count 1 || { trace_stop; return; }
+	jsend a $p $f $S $D $port 1 --id $icmpid
+	sleep 1
+	jtrace_stop
+	# TCP: maybe the SYN's retransmission too (1 s).
+	dr=$(($(nft_drops $ns) - d0))
+	if [ "$dr" -ge 1 ]; then ok "$name: the rule dropped it"; else fail "$name: the rule dropped it" "$dr drops"; fi
+	g_expect_n "$name: one graph" . 1
+	line=$(grep '^G ' $J/graphs | head -1)
+	id=$(echo "$line" | sed -n 's/^G id=\([0-9]*\) .*/\1/p')
+	case $line in
+	*" stage=rx eroot=$root netns=$(netns_inode $ns) "*" root=$root "*)
+		ok "$name: graph in $ns rooted at $root" ;;
+	*) fail "$name: graph in $ns rooted at $root" "$(echo "$line" | cut -c1-200)" ;;
+	esac
+	if g_has_func "$line" nft_do_chain; then ok "$name: nft_do_chain inside"; else fail "$name: nft_do_chain inside"; fi
+	fr=$(first_free "${id:-none}")
+	case $fr in
+	"NETFILTER_DROP "*) ok "$name: pktfilt_free id=$id reason=NETFILTER_DROP" ;;
+	*) fail "$name: pktfilt_free reason=NETFILTER_DROP" "first free of id ${id:-none}: '$fr'"
+	   grep '^FREE' $J/graphs | head -5 ;;
+	esac
+	free_func "$name" "$fr" nf_hook_slow
+}
+
+drop_cases() {
+	for where in fw in; do
+		for p in udp tcp icmp; do
+			for f in 4 6; do
+				drop_case $where $p $f
+			done
+		done
+	done
+}
+
+# free_func NAME "REASON FUNC" WANT: the free's func is WANT+0x../0x..,
+# WANT an extended regex such as "f|g" (a drop: the kernel names the
+# function that dropped it).
+free_func() {
+	if echo "${2#* }" | grep -q -E "^($3)\+0x[0-9a-f]+/0x[0-9a-f]+$"; then
+		ok "$1: pktfilt_free func=${2#* }"
+	else
+		fail "$1: pktfilt_free func=($3)+..." "func=${2#* }"
+	fi
+}
+
+# nosock_case FAMILY: UDP to a port nobody listens on: NO_SOCKET.
+nosock_case() {
+	f=$1
+	set -- $(addrs direct $f)
+	S=$1 D=$2
+	name="no socket udp/ipv$f"
+	jtrace_start
+	jset "$name" --at rx --proto udp --saddr $S --daddr $D --dport 9999 \
+		--netns /run/netns/b --count 1 || { trace_stop; return; }
+	jsend a udp $f $S $D 9999 1
+	sleep 1
+	jtrace_stop
+	g_expect_n "$name: one graph rooted at $(rx_root $f)" " root=$(rx_root $f) " 1
+	line=$(grep '^G ' $J/graphs | head -1)
+	if g_has_func "$line" "$(l4_of udp $f)"; then ok "$name: $(l4_of udp $f) inside"; else fail "$name: $(l4_of udp $f) inside"; fi
+	id=$(echo "$line" | sed -n 's/^G id=\([0-9]*\) .*/\1/p')
+	fr=$(first_free "${id:-none}")
+	case $fr in
+	"NO_SOCKET "*) ok "$name: pktfilt_free id=$id reason=NO_SOCKET" ;;
+	*) fail "$name: pktfilt_free reason=NO_SOCKET" "first free of id ${id:-none}: '$fr'"
+	   grep '^FREE' $J/graphs | head -5 ;;
+	esac
+	free_func "$name" "$fr" "$(if [ $f = 4 ]; then echo '__udp4_lib_rcv|udp_rcv'; else echo '__udp6_lib_rcv|udpv6_rcv'; fi)"
+}
+
+nosock_cases() { nosock_case 4; nosock_case 6; }
+
+# --- tx ----------------------------------------------------------------------------
+
+# tx_case PATH PROTO FAMILY: a locally generated matching packet: one tx
+# graph rooted at ip_local_out/ip6_local_out down to the driver's transmit
+# (veth_xmit; virtio-net's start_xmit); another port is not traced.
+tx_case() {
+	path=$1 p=$2 f=$3
+	set -- $(addrs $path $f)
+	S=$1 D=$2
+	if [ $path = virtio ]; then snd=x dev=v1 drv=start_xmit; else snd=a dev=veth-ab drv=veth_xmit; fi
+	name="tx $path $(pname $p $f)/ipv$f"
+	root=$(tx_root $f)
+	ports="--sport 4000 --dport 9000"
+	[ $p = icmp ] && ports=
+	jtrace_start
+	t0=$(pf_stat traced)
+	jset "$name" --at tx --proto $(pname $p $f) --saddr $S --daddr $D $ports \
+		--dev $dev --netns /run/netns/$snd --count 1 || { trace_stop; return; }
+	jsend $snd $(other_proto $p) $f $S $D 9000 3
+	[ $p != icmp ] && jsend $snd $p $f $S $D 9001 3
+	expect_eq "$name: near misses untraced" "$(($(pf_stat traced) - t0))" 0
+	jsend $snd $p $f $S $D 9000 1
+	sleep 1
+	jtrace_stop
+	g_expect_n "$name: one graph" . 1
+	line=$(grep '^G ' $J/graphs | head -1)
+	case $line in
+	*" stage=tx eroot=$root netns=$(netns_inode $snd) ifindex=$(ifindex $snd $dev) proto=$(pname $p $f) root=$root "*)
+		ok "$name: event stage=tx root=$root, $snd's $dev, graph rooted at $root" ;;
+	*) fail "$name: event and root" "$(echo "$line" | cut -c1-200)" ;;
+	esac
+	if g_has_func "$line" $drv; then ok "$name: $drv inside"; else fail "$name: $drv inside"; fi
+}
+
+tx_cases() {
+	for path in direct virtio; do
+		[ $path = virtio ] && [ "$HAVE_NICS" != 1 ] && continue
+		for p in udp tcp icmp; do
+			for f in 4 6; do
+				tx_case $path $p $f
+			done
+		done
+	done
+}
+
+# --- tx,rx: one packet, one id -------------------------------------------------------
+
+# txrx_case FAMILY: ping a -> b over veth-ab with --at tx,rx (the issue's
+# example): a tx graph in a and b's receive, under one id. b's receive runs
+# in the softirq that veth's transmit raised, when a's ip_local_out()
+# enables bottom halves again, so it may be within a's graph (the spec: a
+# stage entered while a graph is open on that CPU is part of that graph):
+# either way is accepted, and said which.
+txrx_case() {
+	f=$1
+	set -- $(addrs direct $f)
+	S=$1 D=$2
+	name="tx,rx ping ipv$f"
+	six=; [ $f = 6 ] && six=-6
+	jtrace_start
+	jset "$name" --at tx,rx --proto $(pname icmp $f) --daddr $D --count 1 ||
+		{ trace_stop; return; }
+	ip netns exec a ping $six -c1 -W5 $D > $J/ping.out 2>&1 ||
+		fail "$name: ping" "$(cat $J/ping.out)"
+	sleep 1
+	jtrace_stop
+	expect_eq "$name: one packet id" "$(g_ids | wc -l)" 1
+	id=$(g_ids | head -1)
+	txl=$(grep "^G id=$id stage=tx eroot=$(tx_root $f) netns=$(netns_inode a) ifindex=$(ifindex a veth-ab) .* root=$(tx_root $f) " $J/graphs | head -1)
+	if [ -n "$txl" ] && g_has_func "$txl" veth_xmit; then
+		ok "$name: tx graph in a rooted at $(tx_root $f), veth_xmit inside"
+	else
+		fail "$name: tx graph in a rooted at $(tx_root $f), veth_xmit inside"
+		g_show
+	fi
+	rxl=$(grep "^G id=$id stage=rx eroot=$(rx_root $f) netns=$(netns_inode b) ifindex=$(ifindex b veth-ba) .* root=$(rx_root $f) " $J/graphs | head -1)
+	if [ -n "$rxl" ] && g_has_func "$rxl" "$(l4_of icmp $f)"; then
+		ok "$name: b's receive under the same id: a graph of its own, rooted at $(rx_root $f)"
+	elif [ -n "$txl" ] && g_has_func "$txl" "$(rx_root $f)" && g_has_func "$txl" "$(l4_of icmp $f)"; then
+		ok "$name: b's receive under the same id: inside a's tx graph ($(rx_root $f), $(l4_of icmp $f))"
+	else
+		fail "$name: b's receive under the same id" "neither a graph of its own nor inside a's"
+		g_show
+	fi
+	g_expect_n "$name: no graph under another id" "^G id=none" 0
+}
+
+txrx_cases() { txrx_case 4; txrx_case 6; }
+
+# --- exact counts --------------------------------------------------------------------
+
+# count_case STAGES N: UDP floods from a to b direct on both vCPUs;
+# --count N yields exactly N packet ids, each with a graph of each stage.
+count_case() {
+	stages=$1 n=$2
+	name="--at $stages --count $n, floods on both vCPUs"
+	jtrace_start
+	jset "$name" --at $stages --proto udp --daddr 10.10.3.2 --dport 9000 --count $n ||
+		{ trace_stop; return; }
+	for cpu in 0 1; do
+		ip netns exec a taskset -c $cpu pfsend udp -q --src 10.10.3.1 --dst 10.10.3.2 \
+			--sport 400$cpu --dport 9000 --count 100 > /dev/null 2>&1 &
+	done
+	wait
+	sleep 1
+	jtrace_stop
+	expect_eq "$name: packet ids" "$(g_ids | wc -l)" $n
+	bad=0
+	for s in $(echo $stages | tr , ' '); do
+		for id in $(g_ids); do
+			if ! grep -q "^G id=$id stage=$s " $J/graphs &&
+			   ! grep "^G id=$id " $J/graphs | grep -q ",EV:$s:$id,"; then
+				bad=$((bad + 1))
+			fi
+		done
+	done
+	expect_eq "$name: a graph of every stage for every id" $bad 0
+	g_expect_n "$name: no graph without an event" "^G id=none" 0
+}
+
+count_cases() {
+	r=1
+	while [ $r -le "${JOURNEY_REPS:-1}" ]; do
+		for st in rx tx tx,rx; do
+			for n in 1 10; do
+				count_case $st $n
+			done
+		done
+		r=$((r + 1))
+	done
+}
+
+# --- unload under load, per stage -----------------------------------------------------
+
+# What the module must leave as it found it.
+jsnap() {
+	{
+		for fl in current_tracer set_ftrace_pid set_ftrace_notrace_pid set_graph_function \
+			  set_ftrace_filter set_event_pid kprobe_events; do
+			echo "== $fl"; cat $T/$fl
+		done
+		echo "== enabled_functions"; wc -l < $T/enabled_functions
+		echo "== ptype"; cat /proc/net/ptype
+		for ns in r b; do echo "== nft $ns"; ip netns exec $ns nft list ruleset | grep -v packets; done
+	} > "$1" 2>&1
+}
+
+# unload_case STAGES: cycles of insmod, set --at STAGES --count 0-3, rmmod
+# under matching floods on both vCPUs (a to b direct, through r, x to y);
+# after: module gone, tracefs, ptype and nftables as before, traffic flows
+# and r still drops.
+unload_case() {
+	stages=$1
+	cycles=${JOURNEY_UNLOAD_CYCLES:-6}
+	name="unload --at $stages"
+	rmmod pktfilt 2>/dev/null
+	jsnap $J/snap.before
+	rm -f $J/flood.stop
+	for cpu in 0 1; do
+		(
+			while [ ! -e $J/flood.stop ]; do
+				ip netns exec a taskset -c $cpu pfsend udp -q --src 10.10.3.1 \
+					--dst 10.10.3.2 --sport 400$cpu --dport 9000 --count 100
+				ip netns exec a taskset -c $cpu pfsend udp -q --src 10.10.1.1 \
+					--dst 10.10.2.2 --sport 400$cpu --dport 9000 --count 50
+				ip netns exec a taskset -c $cpu pfsend udp -q -6 --src fd10:3::1 \
+					--dst fd10:3::2 --sport 400$cpu --dport 9000 --count 50
+				[ "$HAVE_NICS" = 1 ] && ip netns exec x taskset -c $cpu pfsend udp -q \
+					--src 10.11.0.1 --dst 10.11.0.2 --sport 400$cpu --dport 9000 --count 50
+			done
+		) > /dev/null 2>&1 &
+	done
+	i=1 badset=0 badrm=0 armed=0
+	while [ $i -le "$cycles" ]; do
+		insmod $PKTFILT_KO || { badrm=$((badrm + 1)); break; }
+		pktfilt set --at $stages --proto udp --dport 9000 --count $((i % 4)) ||
+			badset=$((badset + 1))
+		sleep 0.3
+		[ "$(pf_stat matched)" -gt 0 ] && armed=$((armed + 1))
+		rmmod pktfilt || { badrm=$((badrm + 1)); break; }
+		i=$((i + 1))
+	done
+	touch $J/flood.stop
+	wait
+	expect_eq "$name: $cycles cycles of insmod, set (--count 0-3), rmmod under floods on both vCPUs" \
+		"$((i - 1)) set-failures=$badset rmmod-failures=$badrm" \
+		"$cycles set-failures=0 rmmod-failures=0"
+	echo "# $name: $armed of $cycles cycles matched packets while armed"
+	if grep -q '^pktfilt ' /proc/modules; then fail "$name: module gone"; else ok "$name: module gone"; fi
+	jsnap $J/snap.after
+	if cmp -s $J/snap.before $J/snap.after; then
+		ok "$name: tracefs, ptype and nftables as before"
+	else
+		fail "$name: tracefs, ptype and nftables as before" "$(diff $J/snap.before $J/snap.after | head -20 | tr '\n' ';')"
+	fi
+	udp_flows "$name: after: UDP from a to b direct" a 4 10.10.3.1 10.10.3.2 b
+	udp_flows "$name: after: UDP from a to b through r" a 6 fd10:1::1 fd10:2::2 b
+	[ "$HAVE_NICS" = 1 ] &&
+		udp_flows "$name: after: UDP from x to y over virtio-net" x 4 10.11.0.1 10.11.0.2 y
+	d0=$(nft_drops r)
+	jsend a udp 4 10.10.1.1 10.10.2.2 7777 3
+	expect_eq "$name: after: r's rule still drops" "$(($(nft_drops r) - d0))" 3
+	insmod $PKTFILT_KO || fail "$name: insmod again"
+}
+
+unload_cases() {
+	for st in rx tx; do
+		unload_case $st
+	done
+	check_dmesg "unload: dmesg clean"
+}
+
+# --- pktfilt trace --at ------------------------------------------------------------------
+
+# jtool NAME ARGS...: pktfilt trace ARGS --raw $J/raw, out in $J/out.
+jtool() {
+	_name=$1
+	shift
+	rm -f $J/raw
+	pktfilt trace --raw $J/raw --timeout 60 "$@" > $J/out 2> $J/err
+	_rc=$?
+	if [ $_rc = 0 ]; then ok "$_name: exit status 0"; else fail "$_name: exit status $_rc" "$(head -c 600 $J/err)"; fi
+	cp $J/raw /tmp/trace.txt 2>/dev/null || : > /tmp/trace.txt
+	jgraphs > $J/graphs
+}
+
+tool_cases() {
+	# Each trace switches the tracer (nop, function_graph, back): the
+	# fewer the better (selftests/vm/README.md, emulator faults).
+	name="trace --at tx,rx ping a -> b"
+	jtool "$name" --at tx,rx --proto icmp --daddr 10.10.3.2 -- ip netns exec a ping -c1 -W5 10.10.3.2
+	expect_eq "$name: one packet id" "$(g_ids | wc -l)" 1
+	g_expect_n "$name: its tx graph in a" " stage=tx eroot=ip_local_out netns=$(netns_inode a) .* root=ip_local_out " 1
+	if grep -q 'rx' $J/out; then ok "$name: the report names the rx stage"; else fail "$name: the report names the rx stage" "$(head -c 300 $J/out)"; fi
+
+	name="trace --at rx firewall drop in r"
+	jtool "$name" --at rx --proto udp --dport 7777 --netns /run/netns/r \
+		-- ip netns exec a pfsend udp -q --src 10.10.1.1 --dst 10.10.2.2 --dport 7777
+	id=$(g_ids | head -1)
+	fr=$(first_free "${id:-none}")
+	case $fr in
+	"NETFILTER_DROP "*) ok "$name: the raw trace has pktfilt_free reason=NETFILTER_DROP" ;;
+	*) fail "$name: pktfilt_free reason=NETFILTER_DROP" "'$fr'" ;;
+	esac
+	if grep -q NETFILTER_DROP $J/out; then ok "$name: the report names NETFILTER_DROP"; else fail "$name: the report names NETFILTER_DROP" "$(head -c 300 $J/out)"; fi
+}
+
+# --- main ------------------------------------------------------------------------------
+
+# JOURNEY_SOURCED=1: only the functions (to run a case by hand).
+[ -n "${JOURNEY_SOURCED:-}" ] && return 0
+
+echo "kernel $(uname -r)"
+journey_cleanup
+if ! router_setup; then
+	fail "topology: router_setup"
+	summary
+	exit 1
+fi
+ok "topology: a - r - b, a - b"
+HAVE_NICS=0
+nics_setup
+case $? in
+0) HAVE_NICS=1; ok "topology: virtio-net NICs in x and y" ;;
+2) fail "topology: virtio-net NICs" "none (run selftests/vm/run with --nics 2)" ;;
+*) fail "topology: virtio-net NICs in x and y" ;;
+esac
+check "nftables rules in r and b" nft_setup
+
+cases=${*:-topo rx fwd drop nosock tx txrx count unload}
+MODULE=0
+case " $cases " in
+*" topo "*) topo_cases ;;
+esac
+if [ "$cases" != topo ]; then
+	if ! insmod $PKTFILT_KO; then
+		fail "insmod"
+	else
+		jtrace_start
+		if out=$(pktfilt set --at rx --proto udp --dport 1 --count 1 2>&1); then
+			MODULE=1
+			pktfilt clear
+		else
+			fail "pktfilt set --at rx accepted (module and tool with stages)" "$out; the stage cases are skipped"
+		fi
+		trace_stop
+	fi
+fi
+if [ $MODULE = 1 ]; then
+	for c in $cases; do
+		case $c in
+		topo) ;;
+		rx|fwd|drop|nosock|tx|txrx|count|unload|tool)
+			t0=$(cut -d. -f1 /proc/uptime)
+			"${c}_cases"
+			echo "# $c: $(($(cut -d. -f1 /proc/uptime) - t0)) s" ;;
+		*) fail "unknown case $c" ;;
+		esac
+	done
+	rmmod pktfilt 2>/dev/null
+fi
+journey_cleanup
+# No trace_teardown: the VM ends here, and every tracer switch is a chance
+# of the emulator fault of selftests/vm/README.md.
+check_dmesg
+summary

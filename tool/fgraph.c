@@ -86,6 +86,8 @@ struct pf_line {
 	size_t text_len;
 	bool lost_known;
 	uint64_t lost;
+	bool has_abstime;	/* funcgraph-abstime's SECS.USECS, in ns */
+	uint64_t abstime_ns;
 };
 
 /* Ids whose pktfilt_free was seen, remembered: later ones are ignored. */
@@ -306,16 +308,23 @@ static inline char after_number(const struct pf_cur *c)
 	return i < c->n ? c->s[i] : '\0';
 }
 
-/* "SECS.USECS |  " */
-static void skip_abstime(struct pf_cur *c)
+/* "SECS.USECS |  ", its value in ns into @l (saturated) */
+static void skip_abstime(struct pf_cur *c, struct pf_line *l)
 {
 	size_t save = c->i;
-	uint64_t v;
+	uint64_t secs, frac;
+	unsigned int nd;
 
 	cur_spaces(c);
-	if (cur_number(c, 19, &v, NULL) && cur_eat(c, ".") &&
-	    cur_number(c, 6, &v, NULL) && cur_eat(c, " |  "))
+	if (cur_number(c, 19, &secs, NULL) && cur_eat(c, ".") &&
+	    cur_number(c, 6, &frac, &nd) && cur_eat(c, " |  ")) {
+		while (nd++ < 9)
+			frac *= 10;
+		l->has_abstime = true;
+		l->abstime_ns = secs > (UINT64_MAX - frac) / 1000000000ULL ?
+				UINT64_MAX : secs * 1000000000ULL + frac;
 		return;
+	}
 	c->i = save;
 }
 
@@ -614,6 +623,8 @@ static void parse_line(const char *s, size_t n, struct pf_line *l)
 	l->text_len = 0;
 	l->lost_known = false;
 	l->lost = 0;
+	l->has_abstime = false;
+	l->abstime_ns = 0;
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\r'))
 		n--;
 	c.n = n;
@@ -630,7 +641,7 @@ static void parse_line(const char *s, size_t n, struct pf_line *l)
 	after = after_number(&c);
 	if (after == '.') {
 		at = c.i;
-		skip_abstime(&c);
+		skip_abstime(&c, l);
 		if (c.i != at)
 			after = after_number(&c);
 	}
@@ -1257,6 +1268,13 @@ static void node_close(struct pf_cpu *st, struct pf_node *node,
 		st->unclosed--;
 }
 
+/* The call's timestamp (funcgraph-abstime), if its line has one. */
+static void node_start(struct pf_node *node, const struct pf_line *l)
+{
+	node->has_start = l->has_abstime;
+	node->start_ns = l->abstime_ns;
+}
+
 static int on_call(struct pf_fgraph *p, struct pf_cpu *st,
 		   const struct pf_line *l)
 {
@@ -1273,6 +1291,7 @@ static int on_call(struct pf_fgraph *p, struct pf_cpu *st,
 		node = node_new(pkt, l->name, l->name_len, 0);
 		if (!node || stack_push(st, node))
 			return -ENOMEM;
+		node_start(node, l);
 		pkt->graph = node;
 		st->rooted = true;
 		st->base = l->depth;
@@ -1313,6 +1332,7 @@ static int on_call(struct pf_fgraph *p, struct pf_cpu *st,
 	node = node_new(pkt, l->name, l->name_len, rel);
 	if (!node || node_add(pkt, top, node))
 		return -ENOMEM;
+	node_start(node, l);
 	node->outside = top->outside;
 	if (l->kind == PF_K_LEAF) {
 		node->complete = true;

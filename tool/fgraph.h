@@ -52,6 +52,8 @@ struct pf_node {
 	struct pf_node **children;	/* in call order */
 	size_t nchildren;
 	bool complete;		/* its return (or leaf line) was seen */
+	bool has_start;		/* the trace has funcgraph-abstime: */
+	uint64_t start_ns;	/* its entry's timestamp (us precision) */
 	/* private to the parser */
 	size_t cap;
 	unsigned int depth;	/* below the packet's root */

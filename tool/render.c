@@ -1067,6 +1067,239 @@ static void svg_head(FILE *out, size_t drawn, double height)
 			SVG_MARGIN, SVG_TOP + 16);
 }
 
+/* --- chrome: the Trace Event Format ------------------------------------------ */
+
+/* Between packets laid out one after the other (no timestamps): 10 us. */
+#define CHROME_GAP_NS	10000
+
+struct pf_chrome {
+	struct pf_obuf ob;
+	bool started;		/* "{"traceEvents":[" written */
+	size_t nevents;
+	uint64_t cursor;	/* where the next untimed packet starts */
+	uint64_t *cpu_end;	/* [cpu]: the end of its last packet */
+	unsigned char *cpu_seen;	/* [cpu]: its thread_name written */
+	const struct pf_packet *pkt;	/* the packet being written */
+};
+
+static void chrome_ts(struct pf_obuf *b, uint64_t ns)
+{
+	char frac[4] = { '.', (char)('0' + ns % 1000 / 100),
+			 (char)('0' + ns % 100 / 10), (char)('0' + ns % 10) };
+
+	ob_u64(b, ns / 1000, false);
+	ob_put(b, frac, sizeof(frac));
+}
+
+static void chrome_sep(struct pf_chrome *c)
+{
+	if (c->nevents++)
+		ob_lit(&c->ob, ",\n");
+}
+
+static void chrome_start(struct pf_chrome *c)
+{
+	if (c->started)
+		return;
+	c->started = true;
+	ob_lit(&c->ob, "{\"traceEvents\":[\n");
+	chrome_sep(c);
+	ob_lit(&c->ob, "{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,"
+		       "\"pid\":1,\"tid\":0,\"args\":{\"name\":\"pktfilt\"}}");
+}
+
+/* A track per CPU, named once, in CPU order. */
+static void chrome_cpu(struct pf_chrome *c, unsigned int cpu)
+{
+	struct pf_obuf *b = &c->ob;
+
+	if (c->cpu_seen[cpu])
+		return;
+	c->cpu_seen[cpu] = 1;
+	chrome_sep(c);
+	ob_lit(b, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":1,"
+		  "\"tid\":");
+	ob_u64(b, cpu, false);
+	ob_lit(b, ",\"args\":{\"name\":\"CPU ");
+	ob_u64(b, cpu, false);
+	ob_lit(b, "\"}}");
+	chrome_sep(c);
+	ob_lit(b, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"ts\":0,"
+		  "\"pid\":1,\"tid\":");
+	ob_u64(b, cpu, false);
+	ob_lit(b, ",\"args\":{\"sort_index\":");
+	ob_u64(b, cpu, false);
+	ob_lit(b, "}}");
+}
+
+/* The packet's fields, as the root slice's "args" members. */
+static void chrome_packet_args(struct pf_obuf *b, const struct pf_packet *pkt)
+{
+	char why[160];
+
+	ob_lit(b, "\"seq\":");
+	ob_u64(b, pkt->seq, false);
+	ob_lit(b, ",\"stage\":");
+	json_str(b, pkt->stage);
+	ob_lit(b, ",\"id\":");
+	ob_u64(b, pkt->id, false);
+	ob_lit(b, ",\"proto\":");
+	json_str(b, pkt->proto);
+	ob_lit(b, ",\"saddr\":");
+	json_str(b, pkt->saddr);
+	ob_lit(b, ",\"daddr\":");
+	json_str(b, pkt->daddr);
+	ob_lit(b, ",\"sport\":");
+	ob_u64(b, pkt->sport, false);
+	ob_lit(b, ",\"dport\":");
+	ob_u64(b, pkt->dport, false);
+	ob_lit(b, ",\"ifindex\":");
+	ob_int(b, pkt->ifindex);
+	ob_lit(b, ",\"netns\":");
+	ob_u64(b, pkt->netns, false);
+	ob_lit(b, ",\"cpu\":");
+	ob_u64(b, pkt->cpu, false);
+	switch (pkt->fate) {
+	case PF_FATE_CONSUMED:
+		ob_lit(b, ",\"fate\":\"consumed\"");
+		break;
+	case PF_FATE_DROPPED:
+		ob_lit(b, ",\"fate\":\"dropped\",\"drop_reason\":");
+		json_str(b, pkt->drop_reason);
+		if (pkt->drop_func[0]) {
+			ob_lit(b, ",\"drop_func\":");
+			json_str(b, pkt->drop_func);
+		}
+		break;
+	default:
+		ob_lit(b, ",\"fate\":null");
+		break;
+	}
+	if (pkt->complete) {
+		ob_lit(b, ",\"complete\":true");
+	} else {
+		ob_lit(b, ",\"complete\":false,\"incomplete\":");
+		json_str(b, pf_incomplete_str(pkt->incomplete, why,
+					      sizeof(why)));
+	}
+}
+
+/*
+ * @node's slice from @start, its callees first (nested inside it: each
+ * starts where the one before ended, or at its own timestamp if later,
+ * and none reaches past @limit or its caller's end). Returns its end.
+ */
+static uint64_t chrome_node(struct pf_chrome *c, const struct pf_node *node,
+			    uint64_t start, uint64_t limit, bool root)
+{
+	struct pf_obuf *b = &c->ob;
+	uint64_t end, cur = start;
+	bool clipped = false;
+	size_t i;
+
+	if (node->complete) {
+		end = add_sat(start, node->duration_ns);
+		if (end > limit) {
+			end = limit;
+			clipped = true;
+		}
+	} else {
+		end = limit;
+	}
+	for (i = 0; i < node->nchildren; i++) {
+		const struct pf_node *k = node->children[i];
+		uint64_t ks = cur;
+
+		if (k->has_start && k->start_ns > ks)
+			ks = k->start_ns;
+		if (ks > end)
+			ks = end;
+		cur = chrome_node(c, k, ks, end, false);
+	}
+	if (!node->complete)
+		end = cur;	/* its return is missing: to its last callee */
+	chrome_sep(c);
+	ob_lit(b, "{\"name\":");
+	json_str(b, node->func);
+	if (root)
+		ob_lit(b, ",\"cat\":\"packet\"");
+	else
+		ob_lit(b, ",\"cat\":\"call\"");
+	ob_lit(b, ",\"ph\":\"X\",\"ts\":");
+	chrome_ts(b, start);
+	ob_lit(b, ",\"dur\":");
+	chrome_ts(b, end - start);
+	ob_lit(b, ",\"pid\":1,\"tid\":");
+	ob_u64(b, c->pkt->cpu, false);
+	if (root || clipped || !node->complete) {
+		bool comma = false;
+
+		ob_lit(b, ",\"args\":{");
+		if (root) {
+			chrome_packet_args(b, c->pkt);
+			comma = true;
+		}
+		if (!node->complete) {
+			if (comma)
+				ob_char(b, ',');
+			ob_lit(b, "\"returned\":false");
+			comma = true;
+		}
+		if (clipped) {
+			if (comma)
+				ob_char(b, ',');
+			ob_lit(b, "\"duration_ns\":");
+			ob_u64(b, node->duration_ns, false);
+		}
+		ob_char(b, '}');
+	}
+	ob_char(b, '}');
+	return end;
+}
+
+static void chrome_packet(struct pf_chrome *c, const struct pf_packet *pkt)
+{
+	struct pf_obuf *b = &c->ob;
+	unsigned int cpu = pkt->cpu < PF_FGRAPH_MAX_CPU ? pkt->cpu :
+			   PF_FGRAPH_MAX_CPU;
+	uint64_t start, end;
+
+	chrome_start(c);
+	c->pkt = pkt;
+	chrome_cpu(c, cpu);
+	start = pkt->graph && pkt->graph->has_start ? pkt->graph->start_ns :
+		c->cursor;
+	if (start < c->cpu_end[cpu])
+		start = c->cpu_end[cpu];	/* after its CPU's last one */
+	if (!pkt->graph) {
+		/* No graph: an instant on its CPU, with the packet's args. */
+		chrome_sep(c);
+		ob_lit(b, "{\"name\":\"packet without a graph\",\"cat\":\"packet\","
+			  "\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+		chrome_ts(b, start);
+		ob_lit(b, ",\"pid\":1,\"tid\":");
+		ob_u64(b, cpu, false);
+		ob_lit(b, ",\"args\":{");
+		chrome_packet_args(b, pkt);
+		ob_lit(b, "}}");
+		end = start;
+	} else {
+		end = chrome_node(c, pkt->graph, start, UINT64_MAX, true);
+	}
+	c->cpu_end[cpu] = end;
+	if (add_sat(end, CHROME_GAP_NS) > c->cursor)
+		c->cursor = add_sat(end, CHROME_GAP_NS);
+	ob_flush(b);
+}
+
+static void chrome_end(struct pf_chrome *c)
+{
+	chrome_start(c);
+	ob_lit(&c->ob, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":"
+		       "{\"generator\":\"pktfilt\"}}\n");
+	ob_flush(&c->ob);
+}
+
 /* --- streaming ---------------------------------------------------------------- */
 
 struct pf_render {
@@ -1076,6 +1309,7 @@ struct pf_render {
 	struct pf_folded folded;
 	struct pf_svg svg;	/* its out: the packets, in a temporary file */
 	size_t drawn;
+	struct pf_chrome *chrome;
 	int err;
 };
 
@@ -1095,6 +1329,27 @@ struct pf_render *pf_render_new(enum pf_format fmt, FILE *out)
 			return NULL;
 		}
 		r->svg.top = SVG_TOP;
+	}
+	if (fmt == PF_FORMAT_CHROME) {
+		/* Large (the buffer, a byte and a time per CPU): on the heap. */
+		r->chrome = calloc(1, sizeof(*r->chrome));
+		if (r->chrome) {
+			r->chrome->cpu_end = calloc(PF_FGRAPH_MAX_CPU + 1,
+						    sizeof(uint64_t));
+			r->chrome->cpu_seen = calloc(PF_FGRAPH_MAX_CPU + 1, 1);
+		}
+		if (!r->chrome || !r->chrome->cpu_end ||
+		    !r->chrome->cpu_seen) {
+			if (r->chrome) {
+				free(r->chrome->cpu_end);
+				free(r->chrome->cpu_seen);
+			}
+			free(r->chrome);
+			free(r);
+			errno = ENOMEM;
+			return NULL;
+		}
+		r->chrome->ob.out = out;
 	}
 	return r;
 }
@@ -1134,6 +1389,10 @@ int pf_render_packet(struct pf_render *r, const struct pf_packet *pkt)
 		r->drawn++;
 		r->err = stream_status(r->svg.out);
 		break;
+	case PF_FORMAT_CHROME:
+		chrome_packet(r->chrome, pkt);
+		r->err = stream_status(r->out);
+		break;
 	}
 	r->n++;
 	return r->err;
@@ -1169,8 +1428,15 @@ int pf_render_end(struct pf_render *r)
 		if (!err)
 			fputs("</svg>\n", r->out);
 	}
+	if (!err && r->fmt == PF_FORMAT_CHROME)
+		chrome_end(r->chrome);
 	if (!err)
 		err = out_status(r->out);
+	if (r->chrome) {
+		free(r->chrome->cpu_end);
+		free(r->chrome->cpu_seen);
+		free(r->chrome);
+	}
 	folded_free(&r->folded);
 	if (r->svg.out)
 		fclose(r->svg.out);
@@ -1210,4 +1476,9 @@ int pf_render_folded(FILE *out, const struct pf_trace *trace)
 int pf_render_svg(FILE *out, const struct pf_trace *trace)
 {
 	return render_trace(PF_FORMAT_SVG, out, trace);
+}
+
+int pf_render_chrome(FILE *out, const struct pf_trace *trace)
+{
+	return render_trace(PF_FORMAT_CHROME, out, trace);
 }

@@ -76,6 +76,31 @@ size_t pf_self_times(const struct pf_packet *pkt, uint64_t *weights, size_t n);
 int pf_render_svg(FILE *out, const struct pf_trace *trace);
 
 /*
+ * The Trace Event Format that Perfetto (ui.perfetto.dev) and
+ * chrome://tracing open, as one JSON object {"traceEvents": [...],
+ * "displayTimeUnit": "ns", "otherData": {...}}: process 1 "pktfilt",
+ * a track (thread) per CPU, tid = the CPU, named "CPU N" by "M" events;
+ * each call of a packet's graph a complete event ("ph": "X", "ts" and
+ * "dur" in microseconds, 3 decimals: ns exact) nested in its caller's;
+ * the root's "cat" is "packet" and its "args" the packet's seq, stage,
+ * id, proto, saddr, daddr, sport, dport, ifindex, netns, cpu, fate
+ * (drop_reason, drop_func), complete (incomplete). A packet without a
+ * graph is an instant event ("ph": "i") with those args.
+ *
+ * Times: with funcgraph-abstime in the trace, each call starts at its
+ * timestamp (microseconds), moved later where it would start before its
+ * caller or the callee before it ended. Without (pktfilt trace's
+ * setting), the packets are laid out one after the other in the order of
+ * their events, 10 us apart, and each call's callees one after the
+ * other from its start. A callee never reaches past its caller's end:
+ * the durations are truncated to fit, the callees may add up to more
+ * than their caller (args.duration_ns then keeps the real one). A call
+ * whose return is missing lasts until its last callee's end, with
+ * args.returned false.
+ */
+int pf_render_chrome(FILE *out, const struct pf_trace *trace);
+
+/*
  * Streaming: a renderer given the packets one by one (as a streaming
  * parser, pf_fgraph_new_stream(), hands them over), which writes each as
  * it comes where it can (text, JSON: the same output as above) and keeps
@@ -91,6 +116,7 @@ enum pf_format {
 	PF_FORMAT_JSON,
 	PF_FORMAT_FOLDED,
 	PF_FORMAT_SVG,
+	PF_FORMAT_CHROME,
 };
 
 struct pf_render;

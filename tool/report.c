@@ -41,7 +41,7 @@ const char pf_report_help[] =
 "        for it while 64 later packets do; unknown if none came.\n"
 "        Works offline: needs neither the module nor privileges.\n"
 "\n"
-"        --format text|json|folded\n"
+"        --format text|json|folded|chrome\n"
 "            text (the default): for each packet a header line,\n"
 "              # packet SEQ (STAGE, id ID): PROTO SADDR:SPORT ->\n"
 "                DADDR:DPORT ifindex N netns INODE cpu N\n"
@@ -69,6 +69,26 @@ const char pf_report_help[] =
 "            functions (rx ip_rcv, ipv6_rcv; tx ip_local_out,\n"
 "            ip6_local_out; l4 the protocol handlers), so the graphs of\n"
 "            one stage merge, and never with another stage's.\n"
+"            chrome: a timeline in the Trace Event Format, one JSON\n"
+"            object {\"traceEvents\": [...]}, for ui.perfetto.dev or\n"
+"            chrome://tracing (open the file there). One track per CPU\n"
+"            (pid 1, tid = the CPU, named \"CPU N\"); each call is a\n"
+"            complete event (\"ph\": \"X\", \"ts\" and \"dur\" in\n"
+"            microseconds, to the nanosecond) nested in its caller's.\n"
+"            The root's slice has \"cat\": \"packet\" and the packet in\n"
+"            its args: seq, stage, id, proto, saddr, daddr, sport, dport,\n"
+"            ifindex, netns, cpu, fate, drop_reason, drop_func, complete\n"
+"            (search for \"id\" to see a packet's stages). Durations are\n"
+"            the kernel's; start times are not, unless the trace has\n"
+"            funcgraph-abstime (pktfilt trace turns it off): times\n"
+"            within a graph are reconstructed from the durations, each\n"
+"            call's callees one after the other from its start, and the\n"
+"            packets one after the other, 10 us apart, in the order of\n"
+"            their events. With abstime each call starts at its\n"
+"            timestamp (microseconds). A callee is cut to end within its\n"
+"            caller (args.duration_ns keeps its own duration); a call\n"
+"            whose return is missing lasts to its last callee's end\n"
+"            (args.returned false). Incomplete packets are included.\n"
 "\n"
 "        --svg FILE\n"
 "            Also write a flame graph to FILE: a self-contained SVG with,\n"
@@ -111,7 +131,10 @@ const char pf_report_examples[] =
 "    The handler's duration of each packet, and a flame graph of them all\n"
 "    with flamegraph.pl:\n"
 "        pktfilt report --format json trace.txt | jq .graph.duration_ns\n"
-"        pktfilt report --format folded trace.txt | flamegraph.pl > fg.svg\n";
+"        pktfilt report --format folded trace.txt | flamegraph.pl > fg.svg\n"
+"\n"
+"    A timeline to open in ui.perfetto.dev or chrome://tracing:\n"
+"        pktfilt report --format chrome -o timeline.json trace.txt\n";
 
 struct pf_report_opts {
 	const char *format;	/* NULL: not given */
@@ -191,8 +214,9 @@ static int parse_args(int argc, char **argv, struct pf_report_opts *o)
 	if (!o->input)
 		return report_usage("%s", "no TRACEFILE given (- for standard input)");
 	if (o->format && strcmp(o->format, "text") &&
-	    strcmp(o->format, "json") && strcmp(o->format, "folded"))
-		return report_usage("unknown --format '%s': text, json or folded",
+	    strcmp(o->format, "json") && strcmp(o->format, "folded") &&
+	    strcmp(o->format, "chrome"))
+		return report_usage("unknown --format '%s': text, json, folded or chrome",
 				    o->format);
 	if (o->svg && !o->svg[0])
 		return report_usage("%s", "--svg needs a file name");
@@ -207,6 +231,8 @@ static enum pf_format format_of(const char *format)
 		return PF_FORMAT_JSON;
 	if (!strcmp(format, "folded"))
 		return PF_FORMAT_FOLDED;
+	if (!strcmp(format, "chrome"))
+		return PF_FORMAT_CHROME;
 	return PF_FORMAT_TEXT;
 }
 

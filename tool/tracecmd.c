@@ -74,15 +74,17 @@
 
 const char pf_trace_synopsis[] =
 "pktfilt trace [PREDICATE]... [--count N] [--at STAGE[,STAGE]...]\n"
-"                  [--timeout SEC] [--format text|json|folded] [-o FILE] [--raw FILE]\n"
-"                  [--svg FILE] [--functions GLOB[,GLOB]... | --all-functions]\n"
-"                  [-q] [-- COMMAND [ARG]...]";
+"                  [--timeout SEC] [--format text|json|folded|chrome] [-o FILE]\n"
+"                  [--raw FILE] [--svg FILE]\n"
+"                  [--functions GLOB[,GLOB]... | --all-functions] [-q]\n"
+"                  [-- COMMAND [ARG]...]";
 
 const char pf_trace_help[] =
 "    pktfilt trace [PREDICATE]... [--count N] [--at STAGE[,STAGE]...]\n"
-"                  [--timeout SEC] [--format text|json|folded] [-o FILE] [--raw FILE]\n"
-"                  [--svg FILE] [--functions GLOB[,GLOB]... | --all-functions]\n"
-"                  [-q] [-- COMMAND [ARG]...]\n"
+"                  [--timeout SEC] [--format text|json|folded|chrome] [-o FILE]\n"
+"                  [--raw FILE] [--svg FILE]\n"
+"                  [--functions GLOB[,GLOB]... | --all-functions] [-q]\n"
+"                  [-- COMMAND [ARG]...]\n"
 "        Everything in one command: set tracefs up for function_graph\n"
 "        (see TRACEFS below), arm a filter made of the PREDICATEs, run\n"
 "        COMMAND if given, wait until N matching packets were traced,\n"
@@ -113,9 +115,11 @@ const char pf_trace_help[] =
 "            status 1); the packets traced are printed all the same.\n"
 "            With --count 0 it is how tracing ends, and no failure.\n"
 "\n"
-"        --format text|json|folded\n"
+"        --format text|json|folded|chrome\n"
 "            How to print the packets (default text), as for 'pktfilt\n"
-"            report', which describes each.\n"
+"            report', which describes each (chrome: a timeline for\n"
+"            ui.perfetto.dev; trace leaves funcgraph-abstime off, so its\n"
+"            times within a graph are reconstructed from the durations).\n"
 "\n"
 "        -o FILE, --output FILE\n"
 "            Print them to FILE, not standard output.\n"
@@ -612,8 +616,8 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 	if (!o->format)
 		o->format = "text";
 	if (strcmp(o->format, "text") && strcmp(o->format, "json") &&
-	    strcmp(o->format, "folded"))
-		return trace_usage("unknown --format '%s': text, json or folded",
+	    strcmp(o->format, "folded") && strcmp(o->format, "chrome"))
+		return trace_usage("unknown --format '%s': text, json, folded or chrome",
 				   o->format);
 	if (o->functions && o->all_functions)
 		return trace_usage("%s", "--functions and --all-functions exclude each other");
@@ -1344,6 +1348,8 @@ static enum pf_format format_of(const char *format)
 		return PF_FORMAT_JSON;
 	if (!strcmp(format, "folded"))
 		return PF_FORMAT_FOLDED;
+	if (!strcmp(format, "chrome"))
+		return PF_FORMAT_CHROME;
 	return PF_FORMAT_TEXT;
 }
 

@@ -14,6 +14,7 @@
 #include "nl.h"
 #include "show.h"
 #include "report.h"
+#include "diff.h"
 #include "tracecmd.h"
 
 #ifndef PKTFILT_VERSION
@@ -305,6 +306,8 @@ static const struct pf_cmd pf_cmds[] = {
 	  pf_report_synopsis, pf_report_help, pf_report_examples },
 	{ "trace", pf_trace_run, PKTFILT_CMD_SET,
 	  pf_trace_synopsis, pf_trace_help, pf_trace_examples },
+	{ "diff", pf_diff_run, PKTFILT_CMD_UNSPEC,
+	  pf_diff_synopsis, pf_diff_help, pf_diff_examples },
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -1,0 +1,1767 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "pktfilt diff": where did two packets' paths through the kernel part?
+ *
+ * The two call trees are aligned top-down: the roots, then at each pair
+ * of calls that both made, their callees, by the longest common
+ * subsequence of the callees' names (as diff(1) aligns lines), after
+ * taking off the common prefix and suffix. What is not aligned is a call
+ * made on one side only, with everything under it. One depth-first walk
+ * of the aligned pairs, in call order, then gives all the rest: the
+ * first place where one side did something the other did not (the first
+ * divergence), the places of one-sided calls, and the aligned calls whose
+ * durations differ the most.
+ *
+ * Memory: the two packets (each at most PF_DIFF_MAX_NODES calls), the
+ * alignment of the callees of the calls on the current path (one
+ * dynamic-programming table at a time, at most PF_DIFF_MAX_CELLS cells;
+ * past that the middle part is aligned greedily), and what is reported
+ * (capped by --top).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+#include "fgraph.h"
+#include "json.h"
+
+#define EXIT_SAME	0
+#define EXIT_DIFFER	1
+#define EXIT_TROUBLE	2
+
+/* One LCS table at most this many cells (4 bytes each). */
+#define PF_DIFF_MAX_CELLS	(4U << 20)
+/* How far ahead the greedy alignment looks for a name. */
+#define PF_DIFF_GREEDY_WINDOW	256
+/* Lines of a one-sided subtree shown, per side and place. */
+#define PF_DIFF_LINES		12
+/* Graphs of one packet id kept, at most (one per stage). */
+#define PF_DIFF_MAX_GRAPHS	8
+/* A line of JSON input, at most. */
+#define PF_DIFF_MAX_LINE	(256U << 20)
+/* --top, at most. */
+#define PF_DIFF_MAX_TOP		1000
+
+const char pf_diff_synopsis[] =
+"pktfilt diff [--format text|json] [--top N] [--stage STAGE] [-o FILE]\n"
+"                  FILE [PACKET] [FILE] [PACKET]";
+
+const char pf_diff_help[] =
+"    pktfilt diff [--format text|json] [--top N] [--stage STAGE] [-o FILE]\n"
+"                 FILE [PACKET] [FILE] [PACKET]\n"
+"        Compare the call trees of two packets and say where their paths\n"
+"        through the kernel part: \"packet 1 was delivered, packet 2 was\n"
+"        dropped: where?\". Each FILE is a trace pktfilt made, raw (as\n"
+"        'pktfilt trace --raw' saves it, or cat trace) or JSON Lines (as\n"
+"        'report --format json' or 'trace --format json' print them);\n"
+"        which one is told from its first byte ('{': JSON). - reads\n"
+"        standard input. Works offline, like report.\n"
+"\n"
+"        The two packets, A and B:\n"
+"            diff FILE PACKET PACKET     two packets of one trace\n"
+"            diff FILE1 FILE2            the first packet of each\n"
+"            diff FILE1 PACKET FILE2 [PACKET]\n"
+"            diff FILE1 FILE2 PACKET     (the first of FILE1, and PACKET\n"
+"                                        of FILE2)\n"
+"        PACKET is a seq (the N of \"# packet N\", seq=N in the event;\n"
+"        also seq:N) or id:N, the packet id. A packet followed through\n"
+"        several stages has one graph per stage, all with its id: id:N\n"
+"        then compares the graph of a stage both packets have (the first\n"
+"        of A's, in the order of the trace; a line on stderr says which\n"
+"        when there was a choice), or the one --stage names. A FILE named\n"
+"        like a PACKET is written ./1.\n"
+"\n"
+"        --format text|json\n"
+"            text (the default), in this order:\n"
+"              --- A: packet SEQ (STAGE, id ID) of FILE: the tuple, as\n"
+"                  report prints it; its fate, root, duration, calls\n"
+"              +++ B: the same for B\n"
+"              fate, stage: each line only if they differ (A then B)\n"
+"              calls: in both, only in A, only in B, and in how many\n"
+"                  places\n"
+"              where they part: the first place, in call order, where\n"
+"                  one packet made a call the other did not, after how\n"
+"                  many calls in common: the common path from the root\n"
+"                  to it (the calls both made, one per line, indented by\n"
+"                  depth; their callees in common before it counted, the\n"
+"                  last one named), then the calls only A made there\n"
+"                  (lines starting with -) and only B made (+), each\n"
+"                  with its calls and duration\n"
+"              only in A, only in B: each place (up to --top) with its\n"
+"                  path, the common call it comes after, and the calls\n"
+"                  made on one side only, as subtrees (12 lines per side\n"
+"                  at most: \"... N more calls\")\n"
+"              durations: the calls both made whose durations differ\n"
+"                  the most (up to --top), largest difference first: B\n"
+"                  minus A, B / A, A's and B's durations, the path. A\n"
+"                  call whose difference is 90% or more one callee's\n"
+"                  (same sign) is left out for that callee: the list\n"
+"                  names where the time went, not every caller above it.\n"
+"            json: one object with the same content: \"a\" and \"b\" (the\n"
+"            packets: file, seq, stage, id, cpu, proto, saddr, daddr,\n"
+"            sport, dport, ifindex, netns, fate, drop, complete, root,\n"
+"            duration_ns, calls), \"same\" (the exit status's answer),\n"
+"            \"same_tree\", \"same_fate\", \"same_stage\", \"calls\"\n"
+"            ({\"common\", \"only_a\", \"only_b\", \"places\"}),\n"
+"            \"divergence\" (null if none: {\"common_before\", \"path\",\n"
+"            \"common_siblings_before\", \"after\", \"a\", \"b\"}, a and b\n"
+"            lists of {\"func\", \"calls\", \"duration_ns\"}), \"places\"\n"
+"            (each {\"path\", \"after\", \"a\", \"b\"}, a and b\n"
+"            {\"calls\", \"lines\": [{\"depth\", \"func\", \"duration_ns\"}],\n"
+"            \"more\"}) and \"durations\" (each {\"path\", \"func\",\n"
+"            \"a_ns\", \"b_ns\", \"diff_ns\", \"ratio\"}). A path is the list\n"
+"            of the calls from the root; duration_ns is null for a call\n"
+"            whose return is missing; ratio is null where A's is 0.\n"
+"\n"
+"        --top N\n"
+"            List N places and N durations at most (default 10,\n"
+"            1-1000). The counts always cover them all.\n"
+"\n"
+"        --stage l4|rx|tx\n"
+"            With id:N, compare the graphs of this stage.\n"
+"\n"
+"        -o FILE, --output FILE\n"
+"            Write the comparison to FILE, not standard output.\n"
+"\n"
+"        HOW THE TREES ARE ALIGNED. The roots are compared, then the\n"
+"        callees of each pair of calls both made, by name (as the trace\n"
+"        prints it, \"veth_xmit [veth]\" included): the longest common\n"
+"        subsequence of the two lists, as diff(1) aligns lines, so a call\n"
+"        inserted or left out on one side does not shift the rest. Where\n"
+"        both lists are long (more than 4M pairs after the common\n"
+"        beginning and end), a greedy alignment looking 256 calls ahead\n"
+"        is used instead. Durations are not compared for the exit\n"
+"        status: they never repeat exactly. A call whose return is\n"
+"        missing (an incomplete packet) is aligned like any other, and\n"
+"        has no duration to compare.\n"
+"\n"
+"        Exit status, as diff(1): 0 if the two packets made the same\n"
+"        calls in the same order and nesting and had the same fate (drop\n"
+"        reason) and stage, 1 if not, 2 for a usage error or trouble\n"
+"        (a FILE that cannot be read, a PACKET not in it, a graph of more\n"
+"        than 500,000 calls).\n";
+
+const char pf_diff_examples[] =
+"    Where did the dropped packet 2 leave the path of the delivered 1?\n"
+"        pktfilt trace --proto udp --daddr 10.9.0.2 --count 2 --raw run.trace\n"
+"        pktfilt diff run.trace 1 2\n"
+"\n"
+"    The first packet of two runs, as JSON:\n"
+"        pktfilt diff --format json good.json bad.json\n";
+
+/* --- packets of one's own ---------------------------------------------------- */
+
+static void node_free(struct pf_node *node)
+{
+	size_t i;
+
+	if (!node)
+		return;
+	for (i = 0; i < node->nchildren; i++)
+		node_free(node->children[i]);
+	free(node->children);
+	free(node->func);
+	free(node);
+}
+
+void pf_diff_packet_free(struct pf_packet *pkt)
+{
+	if (!pkt)
+		return;
+	node_free(pkt->graph);
+	free(pkt);
+}
+
+static struct pf_node *node_copy(const struct pf_node *from, size_t *budget)
+{
+	struct pf_node *node;
+	size_t i;
+
+	if (!*budget) {
+		errno = EFBIG;
+		return NULL;
+	}
+	--*budget;
+	node = calloc(1, sizeof(*node));
+	if (!node)
+		return NULL;
+	node->func = strdup(from->func);
+	node->duration_ns = from->duration_ns;
+	node->complete = from->complete;
+	node->has_start = from->has_start;
+	node->start_ns = from->start_ns;
+	if (from->nchildren)
+		node->children = calloc(from->nchildren, sizeof(*node->children));
+	if (!node->func || (from->nchildren && !node->children)) {
+		node_free(node);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < from->nchildren; i++) {
+		node->children[i] = node_copy(from->children[i], budget);
+		if (!node->children[i]) {
+			node_free(node);
+			return NULL;
+		}
+		node->nchildren++;
+	}
+	return node;
+}
+
+struct pf_packet *pf_diff_packet_copy(const struct pf_packet *from)
+{
+	struct pf_packet *pkt = malloc(sizeof(*pkt));
+	size_t budget = PF_DIFF_MAX_NODES;
+
+	if (!pkt)
+		return NULL;
+	*pkt = *from;
+	pkt->raw_text = NULL;
+	pkt->raw_len = 0;
+	pkt->raw_cap = 0;
+	pkt->chunks = NULL;
+	pkt->graph = NULL;
+	if (from->graph) {
+		pkt->graph = node_copy(from->graph, &budget);
+		if (!pkt->graph) {
+			free(pkt);
+			return NULL;
+		}
+	}
+	return pkt;
+}
+
+/* --- JSON input ---------------------------------------------------------------- */
+
+static bool j_str(const struct pf_json *o, const char *key, char *dst,
+		  size_t size, char *err, size_t errlen)
+{
+	const struct pf_json *v = pf_json_get(o, key);
+
+	dst[0] = '\0';
+	if (!v || v->type == PF_J_NULL)
+		return true;
+	if (v->type != PF_J_STR) {
+		snprintf(err, errlen, "\"%s\" is not a string", key);
+		return false;
+	}
+	snprintf(dst, size, "%s", v->str);
+	return true;
+}
+
+static bool j_u64(const struct pf_json *o, const char *key, uint64_t max,
+		  uint64_t *dst, char *err, size_t errlen)
+{
+	const struct pf_json *v = pf_json_get(o, key);
+
+	*dst = 0;
+	if (!v || v->type == PF_J_NULL)
+		return true;
+	if (v->type != PF_J_NUM || !v->is_u64 || v->u64 > max) {
+		snprintf(err, errlen, "\"%s\" is not a number 0-%" PRIu64, key,
+			 max);
+		return false;
+	}
+	*dst = v->u64;
+	return true;
+}
+
+static struct pf_node *j_node(const struct pf_json *v, size_t depth,
+			      size_t *budget, char *err, size_t errlen)
+{
+	const struct pf_json *func, *dur, *kids;
+	struct pf_node *node;
+	size_t i;
+
+	if (v->type != PF_J_OBJ) {
+		snprintf(err, errlen, "a call is not an object");
+		return NULL;
+	}
+	if (depth > PF_FGRAPH_MAX_DEPTH) {
+		snprintf(err, errlen, "graph deeper than %d calls",
+			 PF_FGRAPH_MAX_DEPTH);
+		return NULL;
+	}
+	if (!*budget) {
+		snprintf(err, errlen, "graph of more than %d calls",
+			 PF_DIFF_MAX_NODES);
+		return NULL;
+	}
+	--*budget;
+	func = pf_json_get(v, "func");
+	dur = pf_json_get(v, "duration_ns");
+	kids = pf_json_get(v, "children");
+	if (!func || func->type != PF_J_STR) {
+		snprintf(err, errlen, "a call without \"func\"");
+		return NULL;
+	}
+	if (dur && dur->type != PF_J_NULL &&
+	    (dur->type != PF_J_NUM || !dur->is_u64)) {
+		snprintf(err, errlen, "\"duration_ns\" of %.64s is not a number",
+			 func->str);
+		return NULL;
+	}
+	if (kids && kids->type != PF_J_NULL && kids->type != PF_J_ARR) {
+		snprintf(err, errlen, "\"children\" of %.64s is not a list",
+			 func->str);
+		return NULL;
+	}
+	node = calloc(1, sizeof(*node));
+	if (!node || !(node->func = strdup(func->str)))
+		goto oom;
+	if (dur && dur->type == PF_J_NUM) {
+		node->complete = true;
+		node->duration_ns = dur->u64;
+	}
+	if (kids && kids->type == PF_J_ARR && kids->n) {
+		node->children = calloc(kids->n, sizeof(*node->children));
+		if (!node->children)
+			goto oom;
+		for (i = 0; i < kids->n; i++) {
+			node->children[i] = j_node(kids->items[i], depth + 1,
+						   budget, err, errlen);
+			if (!node->children[i]) {
+				node_free(node);
+				return NULL;
+			}
+			node->nchildren++;
+		}
+	}
+	return node;
+oom:
+	node_free(node);
+	snprintf(err, errlen, "out of memory");
+	return NULL;
+}
+
+struct pf_packet *pf_diff_packet_json(const char *line, size_t len,
+				      char *err, size_t errlen)
+{
+	/* A call is 5 values (object, func, duration, children, list). */
+	const size_t max_values = 5 * (size_t)PF_DIFF_MAX_NODES + 64;
+	const size_t max_depth = 2 * (PF_FGRAPH_MAX_DEPTH + 1) + 8;
+	const struct pf_json *fate, *drop, *v;
+	struct pf_packet *pkt = NULL;
+	struct pf_json *o;
+	size_t budget = PF_DIFF_MAX_NODES;
+	uint64_t u;
+
+	o = pf_json_parse(line, len, max_depth, max_values, err, errlen);
+	if (!o)
+		return NULL;
+	if (o->type != PF_J_OBJ) {
+		snprintf(err, errlen, "not an object");
+		goto bad;
+	}
+	pkt = calloc(1, sizeof(*pkt));
+	if (!pkt) {
+		snprintf(err, errlen, "out of memory");
+		goto bad;
+	}
+	if (!j_u64(o, "seq", UINT64_MAX, &pkt->seq, err, errlen) ||
+	    !j_u64(o, "id", UINT64_MAX, &pkt->id, err, errlen) ||
+	    !j_str(o, "stage", pkt->stage, sizeof(pkt->stage), err, errlen) ||
+	    !j_str(o, "proto", pkt->proto, sizeof(pkt->proto), err, errlen) ||
+	    !j_str(o, "saddr", pkt->saddr, sizeof(pkt->saddr), err, errlen) ||
+	    !j_str(o, "daddr", pkt->daddr, sizeof(pkt->daddr), err, errlen))
+		goto bad;
+	if (!pf_json_get(o, "id"))
+		pkt->id = pkt->seq;
+	else
+		pkt->has_id = true;
+	if (!pkt->stage[0])
+		snprintf(pkt->stage, sizeof(pkt->stage), "l4");
+	if (!j_u64(o, "cpu", UINT32_MAX, &u, err, errlen))
+		goto bad;
+	pkt->cpu = (unsigned int)u;
+	if (!j_u64(o, "sport", 65535, &u, err, errlen))
+		goto bad;
+	pkt->sport = (unsigned int)u;
+	if (!j_u64(o, "dport", 65535, &u, err, errlen))
+		goto bad;
+	pkt->dport = (unsigned int)u;
+	v = pf_json_get(o, "ifindex");
+	if (v && v->type == PF_J_NUM && v->num >= -2147483648.0 &&
+	    v->num <= 2147483647.0)
+		pkt->ifindex = (int)v->num;
+	if (!j_u64(o, "netns", UINT64_MAX, &u, err, errlen))
+		goto bad;
+	pkt->netns = (unsigned long)u;
+	fate = pf_json_get(o, "fate");
+	drop = pf_json_get(o, "drop");
+	if (fate && fate->type == PF_J_STR && !strcmp(fate->str, "consumed")) {
+		pkt->fate = PF_FATE_CONSUMED;
+		snprintf(pkt->drop_reason, sizeof(pkt->drop_reason),
+			 "CONSUMED");
+	} else if (fate && fate->type == PF_J_STR &&
+		   !strcmp(fate->str, "dropped")) {
+		pkt->fate = PF_FATE_DROPPED;
+		if (drop && drop->type == PF_J_OBJ &&
+		    (!j_str(drop, "reason", pkt->drop_reason,
+			    sizeof(pkt->drop_reason), err, errlen) ||
+		     !j_str(drop, "func", pkt->drop_func,
+			    sizeof(pkt->drop_func), err, errlen)))
+			goto bad;
+	} else if (fate && fate->type != PF_J_NULL) {
+		snprintf(err, errlen, "\"fate\" is not consumed, dropped or null");
+		goto bad;
+	}
+	v = pf_json_get(o, "complete");
+	pkt->complete = !v || (v->type == PF_J_BOOL && v->b);
+	v = pf_json_get(o, "graph");
+	if (v && v->type != PF_J_NULL) {
+		pkt->graph = j_node(v, 0, &budget, err, errlen);
+		if (!pkt->graph)
+			goto bad;
+	}
+	pkt->done = true;
+	pf_json_free(o);
+	return pkt;
+bad:
+	pf_diff_packet_free(pkt);
+	pf_json_free(o);
+	return NULL;
+}
+
+/* --- alignment ----------------------------------------------------------------- */
+
+enum { OP_BOTH, OP_A, OP_B };
+
+struct ops {
+	unsigned char *op;
+	size_t n;
+};
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static bool same_name(const struct pf_node *a, const struct pf_node *b)
+{
+	return !strcmp(a->func, b->func);
+}
+
+/* The middle parts a[0..n), b[0..m): LCS by dynamic programming. */
+static int lcs(const struct pf_node *const *a, size_t n,
+	       const struct pf_node *const *b, size_t m, struct ops *o)
+{
+	uint64_t *ha = malloc((n + 1) * sizeof(*ha));
+	uint64_t *hb = malloc((m + 1) * sizeof(*hb));
+	uint32_t *t = calloc((n + 1) * (m + 1), sizeof(*t));
+	unsigned char *rev = malloc(n + m + 1);
+	size_t i, j, k = 0;
+
+	if (!ha || !hb || !t || !rev) {
+		free(ha);
+		free(hb);
+		free(t);
+		free(rev);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		ha[i] = name_hash(a[i]->func);
+	for (j = 0; j < m; j++)
+		hb[j] = name_hash(b[j]->func);
+	/* t[i][j]: the LCS of a[i..n) and b[j..m). */
+#define T(i, j)	t[(size_t)(i) * (m + 1) + (j)]
+	for (i = n; i-- > 0;)
+		for (j = m; j-- > 0;)
+			T(i, j) = ha[i] == hb[j] && same_name(a[i], b[j]) ?
+				  T(i + 1, j + 1) + 1 :
+				  T(i + 1, j) >= T(i, j + 1) ? T(i + 1, j) :
+				  T(i, j + 1);
+	i = j = 0;
+	while (i < n || j < m) {
+		if (i < n && j < m && ha[i] == hb[j] && same_name(a[i], b[j]) &&
+		    T(i, j) == T(i + 1, j + 1) + 1) {
+			rev[k++] = OP_BOTH;
+			i++;
+			j++;
+		} else if (j >= m || (i < n && T(i + 1, j) >= T(i, j + 1))) {
+			rev[k++] = OP_A;
+			i++;
+		} else {
+			rev[k++] = OP_B;
+			j++;
+		}
+	}
+#undef T
+	memcpy(o->op + o->n, rev, k);
+	o->n += k;
+	free(ha);
+	free(hb);
+	free(t);
+	free(rev);
+	return 0;
+}
+
+/* Too large for the table: match each of a in b, PF_DIFF_GREEDY_WINDOW ahead. */
+static void greedy(const struct pf_node *const *a, size_t n,
+		   const struct pf_node *const *b, size_t m, struct ops *o)
+{
+	size_t i = 0, j = 0, k;
+
+	while (i < n) {
+		for (k = j; k < m && k - j < PF_DIFF_GREEDY_WINDOW; k++)
+			if (same_name(a[i], b[k]))
+				break;
+		if (k < m && k - j < PF_DIFF_GREEDY_WINDOW) {
+			while (j < k) {
+				o->op[o->n++] = OP_B;
+				j++;
+			}
+			o->op[o->n++] = OP_BOTH;
+			j++;
+		} else {
+			o->op[o->n++] = OP_A;
+		}
+		i++;
+	}
+	while (j++ < m)
+		o->op[o->n++] = OP_B;
+}
+
+/* Align the callees of @a and @b into @o (o->op freed by the caller). */
+static int align(const struct pf_node *a, const struct pf_node *b,
+		 struct ops *o)
+{
+	size_t n = a->nchildren, m = b->nchildren, pre = 0, suf = 0, i;
+	int err = 0;
+
+	o->n = 0;
+	o->op = malloc(n + m + 1);
+	if (!o->op)
+		return -ENOMEM;
+	while (pre < n && pre < m &&
+	       same_name(a->children[pre], b->children[pre]))
+		pre++;
+	while (suf < n - pre && suf < m - pre &&
+	       same_name(a->children[n - 1 - suf], b->children[m - 1 - suf]))
+		suf++;
+	for (i = 0; i < pre; i++)
+		o->op[o->n++] = OP_BOTH;
+	n -= pre + suf;
+	m -= pre + suf;
+	if (n && m && (n + 1) * (m + 1) <= PF_DIFF_MAX_CELLS)
+		err = lcs((const struct pf_node *const *)a->children + pre, n,
+			  (const struct pf_node *const *)b->children + pre, m,
+			  o);
+	else
+		greedy((const struct pf_node *const *)a->children + pre, n,
+		       (const struct pf_node *const *)b->children + pre, m, o);
+	for (i = 0; i < suf; i++)
+		o->op[o->n++] = OP_BOTH;
+	return err;
+}
+
+/* --- the walk ------------------------------------------------------------------ */
+
+/* Calls on one side only, at one place: ranges of the two callee lists. */
+struct place {
+	const struct pf_node **path;	/* A's calls from the root, both made */
+	size_t depth;			/* 0: the roots differ */
+	const struct pf_node *after;	/* the common callee before, or NULL */
+	size_t common_siblings;		/* common callees before it */
+	const struct pf_node *const *a, *const *b;
+	size_t na, nb;
+	uint64_t calls_a, calls_b;
+	uint64_t common_before;		/* calls in common before, in the walk */
+};
+
+struct dur {
+	const struct pf_node **path;	/* A's, the call itself last */
+	size_t depth;
+	const struct pf_node *a, *b;
+	uint64_t diff;			/* |B - A| */
+};
+
+struct walk {
+	size_t top;
+	const struct pf_node *path[PF_FGRAPH_MAX_DEPTH + 2];
+	size_t depth;
+	uint64_t common, only_a, only_b, places;
+	struct place first;		/* places 1..: first one */
+	bool have_first;
+	struct place *kept;		/* the first @top places */
+	size_t nkept;
+	struct dur *durs;		/* the @top largest, largest first */
+	size_t ndurs;
+	int err;
+};
+
+static uint64_t count_calls(const struct pf_node *node)
+{
+	uint64_t n = 1;
+	size_t i;
+
+	for (i = 0; i < node->nchildren; i++)
+		n += count_calls(node->children[i]);
+	return n;
+}
+
+static const struct pf_node **path_copy(const struct walk *w, size_t depth)
+{
+	const struct pf_node **p = malloc((depth + 1) * sizeof(*p));
+
+	if (p && depth)
+		memcpy(p, w->path, depth * sizeof(*p));
+	return p;
+}
+
+static void add_place(struct walk *w, const struct pf_node *after,
+		      size_t common_siblings,
+		      const struct pf_node *const *a, size_t na,
+		      const struct pf_node *const *b, size_t nb)
+{
+	struct place pl = {
+		.depth = w->depth, .after = after,
+		.common_siblings = common_siblings,
+		.a = a, .na = na, .b = b, .nb = nb,
+		.common_before = w->common,
+	};
+	size_t i;
+
+	for (i = 0; i < na; i++)
+		pl.calls_a += count_calls(a[i]);
+	for (i = 0; i < nb; i++)
+		pl.calls_b += count_calls(b[i]);
+	w->only_a += pl.calls_a;
+	w->only_b += pl.calls_b;
+	w->places++;
+	if (w->nkept >= w->top)
+		return;
+	pl.path = path_copy(w, w->depth);
+	if (!pl.path) {
+		w->err = -ENOMEM;
+		return;
+	}
+	if (!w->have_first) {
+		w->first = pl;
+		w->have_first = true;
+	}
+	w->kept[w->nkept++] = pl;
+}
+
+static uint64_t absdiff(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* A candidate for the durations list: keep the @top largest. */
+static void add_dur(struct walk *w, const struct pf_node *a,
+		    const struct pf_node *b)
+{
+	uint64_t d = absdiff(a->duration_ns, b->duration_ns);
+	size_t i;
+
+	if (!d || !w->top)
+		return;
+	if (w->ndurs == w->top && w->durs[w->ndurs - 1].diff >= d)
+		return;
+	if (w->ndurs == w->top) {
+		free(w->durs[--w->ndurs].path);
+	}
+	for (i = w->ndurs; i > 0 && w->durs[i - 1].diff < d; i--)
+		w->durs[i] = w->durs[i - 1];
+	w->durs[i].path = path_copy(w, w->depth);
+	w->durs[i].depth = w->depth;
+	w->durs[i].a = a;
+	w->durs[i].b = b;
+	w->durs[i].diff = d;
+	w->ndurs++;
+	if (!w->durs[i].path)
+		w->err = -ENOMEM;
+}
+
+/*
+ * Is the difference of @a and @b (both complete) mostly one callee's:
+ * a callee pair of the same sign with 90% or more of it?
+ */
+static bool passed_down(const struct pf_node *a, const struct pf_node *b,
+			const struct ops *o)
+{
+	bool slower = b->duration_ns > a->duration_ns;
+	uint64_t d = absdiff(a->duration_ns, b->duration_ns);
+	size_t k, i = 0, j = 0;
+
+	for (k = 0; k < o->n; k++) {
+		if (o->op[k] == OP_BOTH) {
+			const struct pf_node *ca = a->children[i];
+			const struct pf_node *cb = b->children[j];
+
+			if (ca->complete && cb->complete &&
+			    (cb->duration_ns > ca->duration_ns) == slower &&
+			    absdiff(ca->duration_ns, cb->duration_ns) >=
+			    d - d / 10)
+				return true;
+		}
+		if (o->op[k] != OP_B)
+			i++;
+		if (o->op[k] != OP_A)
+			j++;
+	}
+	return false;
+}
+
+/* @a and @b: calls both made (same name), w->path up to their caller. */
+static void walk_pair(struct walk *w, const struct pf_node *a,
+		      const struct pf_node *b)
+{
+	struct ops o = { NULL, 0 };
+	size_t k, i = 0, j = 0, siblings = 0;
+	const struct pf_node *after = NULL;
+
+	if (w->err)
+		return;
+	w->common++;
+	if (align(a, b, &o)) {
+		free(o.op);
+		w->err = -ENOMEM;
+		return;
+	}
+	if (a->complete && b->complete && !passed_down(a, b, &o))
+		add_dur(w, a, b);
+	w->path[w->depth++] = a;
+	for (k = 0; k < o.n && !w->err;) {
+		if (o.op[k] == OP_BOTH) {
+			walk_pair(w, a->children[i], b->children[j]);
+			after = a->children[i];
+			siblings++;
+			i++;
+			j++;
+			k++;
+			continue;
+		}
+		{
+			size_t i0 = i, j0 = j;
+
+			while (k < o.n && o.op[k] != OP_BOTH) {
+				if (o.op[k] == OP_A)
+					i++;
+				else
+					j++;
+				k++;
+			}
+			add_place(w, after, siblings,
+				  (const struct pf_node *const *)a->children + i0,
+				  i - i0,
+				  (const struct pf_node *const *)b->children + j0,
+				  j - j0);
+		}
+	}
+	w->depth--;
+	free(o.op);
+}
+
+static void walk_free(struct walk *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nkept; i++)
+		free(w->kept[i].path);
+	for (i = 0; i < w->ndurs; i++)
+		free(w->durs[i].path);
+	free(w->kept);
+	free(w->durs);
+}
+
+/* --- output ------------------------------------------------------------------- */
+
+static void put_us(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%03" PRIu64 " us", ns / 1000, ns % 1000);
+}
+
+static void put_signed_us(FILE *out, uint64_t a, uint64_t b)
+{
+	fputc(b >= a ? '+' : '-', out);
+	put_us(out, absdiff(a, b));
+}
+
+static void put_endpoint(FILE *out, const struct pf_packet *pkt,
+			 const char *addr, unsigned int port)
+{
+	bool ports = !strcmp(pkt->proto, "tcp") || !strcmp(pkt->proto, "udp");
+
+	if (!ports)
+		fprintf(out, "%s", addr[0] ? addr : "?");
+	else if (strchr(addr, ':'))
+		fprintf(out, "[%s]:%u", addr, port);
+	else
+		fprintf(out, "%s:%u", addr[0] ? addr : "?", port);
+}
+
+static void put_fate(FILE *out, const struct pf_packet *pkt)
+{
+	switch (pkt->fate) {
+	case PF_FATE_CONSUMED:
+		fputs("consumed", out);
+		break;
+	case PF_FATE_DROPPED:
+		fprintf(out, "dropped: %s", pkt->drop_reason);
+		if (pkt->drop_func[0])
+			fprintf(out, " in %s", pkt->drop_func);
+		break;
+	default:
+		fputs("fate unknown", out);
+	}
+}
+
+static bool same_fate(const struct pf_packet *a, const struct pf_packet *b)
+{
+	if (a->fate != b->fate)
+		return false;
+	return a->fate != PF_FATE_DROPPED ||
+	       (!strcmp(a->drop_reason, b->drop_reason) &&
+		!strcmp(a->drop_func, b->drop_func));
+}
+
+static void text_packet(FILE *out, const char *mark, const char *side,
+			const struct pf_packet *pkt, const char *name)
+{
+	fprintf(out, "%s %s: packet %" PRIu64 " (%s, id %" PRIu64 ") of %s: %s ",
+		mark, side, pkt->seq, pkt->stage[0] ? pkt->stage : "?",
+		pkt->id, name, pkt->proto[0] ? pkt->proto : "?");
+	put_endpoint(out, pkt, pkt->saddr, pkt->sport);
+	fputs(" -> ", out);
+	put_endpoint(out, pkt, pkt->daddr, pkt->dport);
+	fprintf(out, " ifindex %d netns %lu cpu %u\n    ", pkt->ifindex,
+		pkt->netns, pkt->cpu);
+	put_fate(out, pkt);
+	if (pkt->graph) {
+		fprintf(out, "; %s ", pkt->graph->func);
+		if (pkt->graph->complete)
+			put_us(out, pkt->graph->duration_ns);
+		else
+			fputs("(did not return)", out);
+		fprintf(out, ", %" PRIu64 " calls", count_calls(pkt->graph));
+	} else {
+		fputs("; no graph", out);
+	}
+	if (!pkt->complete)
+		fputs(" [INCOMPLETE]", out);
+	fputc('\n', out);
+}
+
+/* "ip_rcv > ip_rcv_finish > ... > udp_rcv": the first 2 and last 4. */
+static void text_path(FILE *out, const struct pf_node *const *path,
+		      size_t depth)
+{
+	size_t i;
+
+	if (!depth) {
+		fputs("(the roots)", out);
+		return;
+	}
+	for (i = 0; i < depth; i++) {
+		if (depth > 7 && i == 2) {
+			fputs(" > ...", out);
+			i = depth - 5;
+			continue;
+		}
+		fprintf(out, "%s%s", i ? " > " : "", path[i]->func);
+	}
+}
+
+static void text_call(FILE *out, const struct pf_node *node)
+{
+	fprintf(out, "%s() ", node->func);
+	if (node->complete)
+		put_us(out, node->duration_ns);
+	else
+		fputs("(did not return)", out);
+}
+
+/* Up to *left lines of @node's subtree, pre-order; *more counts the rest. */
+static void text_subtree(FILE *out, const char *mark, const struct pf_node *node,
+			 size_t depth, size_t *left, uint64_t *more)
+{
+	size_t i;
+
+	if (!*left) {
+		*more += count_calls(node);
+		return;
+	}
+	--*left;
+	fprintf(out, "     %s %*s", mark, (int)(2 * depth), "");
+	text_call(out, node);
+	fputc('\n', out);
+	for (i = 0; i < node->nchildren; i++)
+		text_subtree(out, mark, node->children[i], depth + 1, left,
+			     more);
+}
+
+static void text_side(FILE *out, const char *mark,
+		      const struct pf_node *const *nodes, size_t n)
+{
+	size_t i, left = PF_DIFF_LINES;
+	uint64_t more = 0;
+
+	for (i = 0; i < n; i++)
+		text_subtree(out, mark, nodes[i], 0, &left, &more);
+	if (more)
+		fprintf(out, "     %s ... %" PRIu64 " more call%s\n", mark, more,
+			more == 1 ? "" : "s");
+}
+
+static void text_divergence(FILE *out, const struct place *p)
+{
+	size_t i, d = p->depth;
+
+	fprintf(out, "\nwhere they part, after %" PRIu64 " call%s in common:\n",
+		p->common_before, p->common_before == 1 ? "" : "s");
+	for (i = 0; i < d; i++)
+		fprintf(out, "    %*s%s\n", (int)(2 * i), "", p->path[i]->func);
+	if (p->common_siblings > 1)
+		fprintf(out, "    %*s... %zu call%s in common\n", (int)(2 * d), "",
+			p->common_siblings - 1,
+			p->common_siblings - 1 == 1 ? "" : "s");
+	if (p->after)
+		fprintf(out, "    %*s%s\n", (int)(2 * d), "", p->after->func);
+	for (i = 0; i < p->na; i++) {
+		fprintf(out, "-   %*s%s    A: %" PRIu64 " call%s, ", (int)(2 * d),
+			"", p->a[i]->func, count_calls(p->a[i]),
+			count_calls(p->a[i]) == 1 ? "" : "s");
+		if (p->a[i]->complete)
+			put_us(out, p->a[i]->duration_ns);
+		else
+			fputs("did not return", out);
+		fputc('\n', out);
+	}
+	for (i = 0; i < p->nb; i++) {
+		fprintf(out, "+   %*s%s    B: %" PRIu64 " call%s, ", (int)(2 * d),
+			"", p->b[i]->func, count_calls(p->b[i]),
+			count_calls(p->b[i]) == 1 ? "" : "s");
+		if (p->b[i]->complete)
+			put_us(out, p->b[i]->duration_ns);
+		else
+			fputs("did not return", out);
+		fputc('\n', out);
+	}
+	if (!p->na)
+		fprintf(out, "-   %*s(A: nothing more here)\n", (int)(2 * d), "");
+	if (!p->nb)
+		fprintf(out, "+   %*s(B: nothing more here)\n", (int)(2 * d), "");
+}
+
+static void text_out(FILE *out, const struct pf_packet *a,
+		     const struct pf_packet *b, const struct pf_diff_opts *o,
+		     const struct walk *w)
+{
+	size_t i;
+
+	text_packet(out, "---", "A", a, o->name_a);
+	text_packet(out, "+++", "B", b, o->name_b);
+	fputc('\n', out);
+	if (!same_fate(a, b)) {
+		fputs("fate differs: A ", out);
+		put_fate(out, a);
+		fputs(", B ", out);
+		put_fate(out, b);
+		fputc('\n', out);
+	}
+	if (strcmp(a->stage, b->stage))
+		fprintf(out, "stage differs: A %s, B %s\n", a->stage, b->stage);
+	fprintf(out, "calls: %" PRIu64 " in both, %" PRIu64 " only in A, %"
+		PRIu64 " only in B", w->common, w->only_a, w->only_b);
+	if (w->places)
+		fprintf(out, ", in %" PRIu64 " place%s", w->places,
+			w->places == 1 ? "" : "s");
+	else
+		fputs(": the same calls", out);
+	fputc('\n', out);
+	if (w->have_first)
+		text_divergence(out, &w->first);
+	if (w->places) {
+		fprintf(out, "\nonly in A (-), only in B (+)");
+		if (w->places > w->nkept)
+			fprintf(out, ": the first %zu of %" PRIu64 " places",
+				w->nkept, w->places);
+		fputs(":\n", out);
+	}
+	for (i = 0; i < w->nkept; i++) {
+		const struct place *p = &w->kept[i];
+
+		fprintf(out, "  %zu. in ", i + 1);
+		text_path(out, p->path, p->depth);
+		if (p->after)
+			fprintf(out, ", after %s", p->after->func);
+		else if (p->depth)
+			fputs(", first", out);
+		fprintf(out, " (-%" PRIu64 " +%" PRIu64 " calls)\n", p->calls_a,
+			p->calls_b);
+		text_side(out, "-", p->a, p->na);
+		text_side(out, "+", p->b, p->nb);
+	}
+	if (w->ndurs)
+		fprintf(out, "\ndurations that differ the most (B - A, B / A, A -> B):\n");
+	for (i = 0; i < w->ndurs; i++) {
+		const struct dur *d = &w->durs[i];
+
+		fputs("  ", out);
+		put_signed_us(out, d->a->duration_ns, d->b->duration_ns);
+		if (d->a->duration_ns)
+			fprintf(out, "  x%.2f",
+				(double)d->b->duration_ns /
+				(double)d->a->duration_ns);
+		else
+			fputs("  x-", out);
+		fprintf(out, "  %s  ", d->a->func);
+		put_us(out, d->a->duration_ns);
+		fputs(" -> ", out);
+		put_us(out, d->b->duration_ns);
+		if (d->depth) {
+			fputs("  in ", out);
+			text_path(out, d->path, d->depth);
+		}
+		fputc('\n', out);
+	}
+}
+
+/* JSON: the strings are names from traces: escaped, bad UTF-8 kept out. */
+static void j_string(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', out);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20 || *p >= 0x7f)
+			fprintf(out, "\\u%04x", *p < 0x80 ? *p : 0xfffd);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+static void j_dur(FILE *out, const struct pf_node *node)
+{
+	if (node->complete)
+		fprintf(out, "%" PRIu64, node->duration_ns);
+	else
+		fputs("null", out);
+}
+
+static void j_packet(FILE *out, const struct pf_packet *pkt, const char *name)
+{
+	fputs("{\"file\":", out);
+	j_string(out, name);
+	fprintf(out, ",\"seq\":%" PRIu64 ",\"stage\":", pkt->seq);
+	j_string(out, pkt->stage);
+	fprintf(out, ",\"id\":%" PRIu64 ",\"cpu\":%u,\"proto\":", pkt->id,
+		pkt->cpu);
+	j_string(out, pkt->proto);
+	fputs(",\"saddr\":", out);
+	j_string(out, pkt->saddr);
+	fputs(",\"daddr\":", out);
+	j_string(out, pkt->daddr);
+	fprintf(out, ",\"sport\":%u,\"dport\":%u,\"ifindex\":%d,\"netns\":%lu",
+		pkt->sport, pkt->dport, pkt->ifindex, pkt->netns);
+	switch (pkt->fate) {
+	case PF_FATE_CONSUMED:
+		fputs(",\"fate\":\"consumed\",\"drop\":null", out);
+		break;
+	case PF_FATE_DROPPED:
+		fputs(",\"fate\":\"dropped\",\"drop\":{\"reason\":", out);
+		j_string(out, pkt->drop_reason);
+		fputs(",\"func\":", out);
+		if (pkt->drop_func[0])
+			j_string(out, pkt->drop_func);
+		else
+			fputs("null", out);
+		fputc('}', out);
+		break;
+	default:
+		fputs(",\"fate\":null,\"drop\":null", out);
+	}
+	fprintf(out, ",\"complete\":%s,\"root\":",
+		pkt->complete ? "true" : "false");
+	if (pkt->graph) {
+		j_string(out, pkt->graph->func);
+		fputs(",\"duration_ns\":", out);
+		j_dur(out, pkt->graph);
+		fprintf(out, ",\"calls\":%" PRIu64 "}", count_calls(pkt->graph));
+	} else {
+		fputs("null,\"duration_ns\":null,\"calls\":0}", out);
+	}
+}
+
+static void j_path(FILE *out, const struct pf_node *const *path, size_t depth)
+{
+	size_t i;
+
+	fputc('[', out);
+	for (i = 0; i < depth; i++) {
+		if (i)
+			fputc(',', out);
+		j_string(out, path[i]->func);
+	}
+	fputc(']', out);
+}
+
+static void j_calls(FILE *out, const struct pf_node *const *nodes, size_t n)
+{
+	size_t i;
+
+	fputc('[', out);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ",{\"func\":" : "{\"func\":", out);
+		j_string(out, nodes[i]->func);
+		fprintf(out, ",\"calls\":%" PRIu64 ",\"duration_ns\":",
+			count_calls(nodes[i]));
+		j_dur(out, nodes[i]);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+static void j_lines(FILE *out, const struct pf_node *node, size_t depth,
+		    size_t *left, uint64_t *more, bool *first)
+{
+	size_t i;
+
+	if (!*left) {
+		*more += count_calls(node);
+		return;
+	}
+	--*left;
+	fprintf(out, "%s{\"depth\":%zu,\"func\":", *first ? "" : ",", depth);
+	*first = false;
+	j_string(out, node->func);
+	fputs(",\"duration_ns\":", out);
+	j_dur(out, node);
+	fputc('}', out);
+	for (i = 0; i < node->nchildren; i++)
+		j_lines(out, node->children[i], depth + 1, left, more, first);
+}
+
+static void j_side(FILE *out, const struct pf_node *const *nodes, size_t n,
+		   uint64_t calls)
+{
+	size_t i, left = PF_DIFF_LINES;
+	uint64_t more = 0;
+	bool first = true;
+
+	fprintf(out, "{\"calls\":%" PRIu64 ",\"lines\":[", calls);
+	for (i = 0; i < n; i++)
+		j_lines(out, nodes[i], 0, &left, &more, &first);
+	fprintf(out, "],\"more\":%" PRIu64 "}", more);
+}
+
+static void json_out(FILE *out, const struct pf_packet *a,
+		     const struct pf_packet *b, const struct pf_diff_opts *o,
+		     const struct walk *w, bool same)
+{
+	size_t i;
+
+	fputs("{\"a\":", out);
+	j_packet(out, a, o->name_a);
+	fputs(",\"b\":", out);
+	j_packet(out, b, o->name_b);
+	fprintf(out, ",\"same\":%s,\"same_tree\":%s,\"same_fate\":%s,"
+		"\"same_stage\":%s", same ? "true" : "false",
+		w->places ? "false" : "true",
+		same_fate(a, b) ? "true" : "false",
+		strcmp(a->stage, b->stage) ? "false" : "true");
+	fprintf(out, ",\"calls\":{\"common\":%" PRIu64 ",\"only_a\":%" PRIu64
+		",\"only_b\":%" PRIu64 ",\"places\":%" PRIu64 "}", w->common,
+		w->only_a, w->only_b, w->places);
+	fputs(",\"divergence\":", out);
+	if (w->have_first) {
+		const struct place *p = &w->first;
+
+		fprintf(out, "{\"common_before\":%" PRIu64 ",\"path\":",
+			p->common_before);
+		j_path(out, p->path, p->depth);
+		fprintf(out, ",\"common_siblings_before\":%zu,\"after\":",
+			p->common_siblings);
+		if (p->after)
+			j_string(out, p->after->func);
+		else
+			fputs("null", out);
+		fputs(",\"a\":", out);
+		j_calls(out, p->a, p->na);
+		fputs(",\"b\":", out);
+		j_calls(out, p->b, p->nb);
+		fputc('}', out);
+	} else {
+		fputs("null", out);
+	}
+	fputs(",\"places\":[", out);
+	for (i = 0; i < w->nkept; i++) {
+		const struct place *p = &w->kept[i];
+
+		fputs(i ? ",{\"path\":" : "{\"path\":", out);
+		j_path(out, p->path, p->depth);
+		fputs(",\"after\":", out);
+		if (p->after)
+			j_string(out, p->after->func);
+		else
+			fputs("null", out);
+		fputs(",\"a\":", out);
+		j_side(out, p->a, p->na, p->calls_a);
+		fputs(",\"b\":", out);
+		j_side(out, p->b, p->nb, p->calls_b);
+		fputc('}', out);
+	}
+	fputs("],\"durations\":[", out);
+	for (i = 0; i < w->ndurs; i++) {
+		const struct dur *d = &w->durs[i];
+		bool slower = d->b->duration_ns >= d->a->duration_ns;
+
+		fputs(i ? ",{\"path\":" : "{\"path\":", out);
+		j_path(out, d->path, d->depth);
+		fputs(",\"func\":", out);
+		j_string(out, d->a->func);
+		fprintf(out, ",\"a_ns\":%" PRIu64 ",\"b_ns\":%" PRIu64
+			",\"diff_ns\":%s%" PRIu64 ",\"ratio\":",
+			d->a->duration_ns, d->b->duration_ns,
+			slower ? "" : "-", d->diff);
+		if (d->a->duration_ns)
+			fprintf(out, "%.4f", (double)d->b->duration_ns /
+					     (double)d->a->duration_ns);
+		else
+			fputs("null", out);
+		fputc('}', out);
+	}
+	fputs("]}\n", out);
+}
+
+int pf_diff(FILE *out, const struct pf_packet *a, const struct pf_packet *b,
+	    const struct pf_diff_opts *o)
+{
+	struct walk *w = calloc(1, sizeof(*w));
+	bool same;
+	int ret;
+
+	if (!w)
+		return -ENOMEM;
+	w->top = o->top;
+	w->kept = calloc(o->top + 1, sizeof(*w->kept));
+	w->durs = calloc(o->top + 1, sizeof(*w->durs));
+	if (!w->kept || !w->durs) {
+		walk_free(w);
+		free(w);
+		return -ENOMEM;
+	}
+	if (a->graph && b->graph && same_name(a->graph, b->graph)) {
+		walk_pair(w, a->graph, b->graph);
+	} else if (a->graph || b->graph) {
+		/* Different roots (or one without a graph): all differs. */
+		add_place(w, NULL, 0,
+			  (const struct pf_node *const *)&a->graph,
+			  a->graph ? 1 : 0,
+			  (const struct pf_node *const *)&b->graph,
+			  b->graph ? 1 : 0);
+	}
+	if (w->err) {
+		ret = w->err;
+		goto out;
+	}
+	same = !w->places && same_fate(a, b) && !strcmp(a->stage, b->stage);
+	if (o->format == PF_DIFF_JSON)
+		json_out(out, a, b, o, w, same);
+	else
+		text_out(out, a, b, o, w);
+	ret = same ? EXIT_SAME : EXIT_DIFFER;
+	if (fflush(out) || ferror(out))
+		ret = errno ? -errno : -EIO;
+out:
+	walk_free(w);
+	free(w);
+	return ret;
+}
+
+/* --- reading the packets -------------------------------------------------------- */
+
+enum sel_kind { SEL_FIRST, SEL_SEQ, SEL_ID };
+
+struct sel {
+	enum sel_kind kind;
+	uint64_t n;
+	const char *text;	/* as given, for messages */
+};
+
+/* What one side wants of a file, and what it found. */
+struct pick {
+	struct sel sel;
+	const char *stage;	/* --stage, or NULL */
+	struct pf_packet *found[PF_DIFF_MAX_GRAPHS];
+	size_t nfound;
+	bool more;		/* more graphs of the id than kept */
+};
+
+struct reading {
+	struct pick *picks[2];
+	size_t npicks;
+	int err;
+};
+
+static bool pick_done(const struct pick *p)
+{
+	return p->sel.kind != SEL_ID && p->nfound;
+}
+
+static int pick_packet(void *arg, const struct pf_packet *pkt)
+{
+	struct reading *r = arg;
+	bool all_done = true;
+	size_t i;
+
+	for (i = 0; i < r->npicks; i++) {
+		struct pick *p = r->picks[i];
+		bool want;
+
+		if (pick_done(p))
+			continue;
+		switch (p->sel.kind) {
+		case SEL_FIRST:
+			want = true;
+			break;
+		case SEL_SEQ:
+			want = pkt->seq == p->sel.n;
+			break;
+		default:
+			want = pkt->id == p->sel.n;
+		}
+		if (want && p->stage && strcmp(pkt->stage, p->stage))
+			want = false;
+		if (want && p->nfound == PF_DIFF_MAX_GRAPHS) {
+			p->more = true;
+			want = false;
+		}
+		if (want) {
+			p->found[p->nfound] = pf_diff_packet_copy(pkt);
+			if (!p->found[p->nfound])
+				return r->err = errno == EFBIG ? -EFBIG : -ENOMEM;
+			p->nfound++;
+		}
+		if (!pick_done(p))
+			all_done = false;
+	}
+	return all_done ? -ECANCELED : 0;
+}
+
+static int read_raw(FILE *in, struct reading *r)
+{
+	static char buf[1 << 16];
+	struct pf_fgraph *p = pf_fgraph_new_stream(pick_packet, r);
+	struct pf_trace *t;
+	size_t n;
+	int err = 0;
+
+	if (!p)
+		return -ENOMEM;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
+		err = pf_fgraph_feed(p, buf, n);
+		if (err)
+			break;
+	}
+	if (err) {
+		pf_fgraph_free(p);
+		return err == -ECANCELED ? 0 : err;
+	}
+	if (ferror(in)) {
+		pf_fgraph_free(p);
+		return errno ? -errno : -EIO;
+	}
+	t = pf_fgraph_finish(p);
+	if (!t)
+		return errno == ECANCELED ? 0 : -errno;
+	pf_trace_free(t);
+	return 0;
+}
+
+/* One line into *@line (grown as needed), at most PF_DIFF_MAX_LINE. */
+static ssize_t read_line(FILE *in, char **line, size_t *cap)
+{
+	size_t len = 0;
+	int c;
+
+	while ((c = getc(in)) != EOF) {
+		if (len + 1 >= *cap) {
+			size_t nc = *cap ? 2 * *cap : 4096;
+			char *l;
+
+			if (nc > PF_DIFF_MAX_LINE) {
+				errno = EFBIG;
+				return -1;
+			}
+			l = realloc(*line, nc);
+			if (!l)
+				return -1;
+			*line = l;
+			*cap = nc;
+		}
+		if (c == '\n')
+			break;
+		(*line)[len++] = (char)c;
+	}
+	if (c == EOF && !len) {
+		errno = 0;
+		return -1;
+	}
+	(*line)[len] = '\0';
+	return (ssize_t)len;
+}
+
+static int read_json(FILE *in, const char *name, struct reading *r)
+{
+	char *line = NULL, err[256];
+	size_t cap = 0;
+	uint64_t lineno = 0;
+	ssize_t len;
+	int ret = 0;
+
+	while ((len = read_line(in, &line, &cap)) >= 0) {
+		struct pf_packet *pkt;
+		size_t k;
+
+		lineno++;
+		for (k = 0; k < (size_t)len && strchr(" \t\r", line[k]); k++)
+			;
+		if (k == (size_t)len)
+			continue;
+		pkt = pf_diff_packet_json(line, (size_t)len, err, sizeof(err));
+		if (!pkt) {
+			fprintf(stderr, "pktfilt: diff: %s, line %" PRIu64 ": %s\n",
+				name, lineno, err);
+			ret = -EINVAL;
+			break;
+		}
+		ret = pick_packet(r, pkt);
+		pf_diff_packet_free(pkt);
+		if (ret) {
+			if (ret == -ECANCELED)
+				ret = 0;
+			break;
+		}
+	}
+	if (len < 0 && errno && !ret)
+		ret = -errno;
+	free(line);
+	return ret;
+}
+
+/* Read @path for the picks (one or two); 0, or the exit status. */
+static int read_file(const char *path, struct reading *r)
+{
+	bool std = !strcmp(path, "-");
+	const char *name = std ? "standard input" : path;
+	FILE *in = std ? stdin : fopen(path, "r");
+	int c, err;
+
+	if (!in) {
+		fprintf(stderr, "pktfilt: diff: cannot read %s: %s\n", path,
+			strerror(errno));
+		return EXIT_TROUBLE;
+	}
+	do
+		c = getc(in);
+	while (c == ' ' || c == '\t' || c == '\r' || c == '\n');
+	if (c != EOF)
+		ungetc(c, in);
+	err = c == '{' ? read_json(in, name, r) : read_raw(in, r);
+	if (!std)
+		fclose(in);
+	if (err == -EINVAL)
+		return EXIT_TROUBLE;	/* said */
+	if (err) {
+		fprintf(stderr, "pktfilt: diff: reading %s: %s\n", name,
+			err == -EFBIG ? "a graph of more than 500,000 calls" :
+			strerror(-err));
+		return EXIT_TROUBLE;
+	}
+	return 0;
+}
+
+/* --- the command ------------------------------------------------------------------- */
+
+static int diff_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "pktfilt: diff: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\ntry 'pktfilt diff --help'\n");
+	return EXIT_TROUBLE;
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(*s - '0');
+	}
+	*v = x;
+	return true;
+}
+
+/* Is @arg a PACKET (N, seq:N, id:N)? */
+static bool parse_sel(const char *arg, struct sel *s)
+{
+	s->text = arg;
+	if (!strncmp(arg, "id:", 3)) {
+		s->kind = SEL_ID;
+		return parse_u64(arg + 3, &s->n);
+	}
+	s->kind = SEL_SEQ;
+	if (!strncmp(arg, "seq:", 4))
+		return parse_u64(arg + 4, &s->n);
+	return parse_u64(arg, &s->n);
+}
+
+static int take_opt(const char *name, const char *shortname, int argc,
+		    char **argv, int *i, const char **val)
+{
+	const char *arg = argv[*i];
+	size_t len = strlen(name);
+
+	if (!strncmp(arg, name, len) && arg[len] == '=') {
+		if (*val)
+			return diff_usage("%s given twice", name);
+		*val = arg + len + 1;
+		return 1;
+	}
+	if (strcmp(arg, name) && (!shortname || strcmp(arg, shortname)))
+		return 0;
+	if (*val)
+		return diff_usage("%s given twice", name);
+	if (*i + 1 >= argc)
+		return diff_usage("%s needs a value", arg);
+	*val = argv[++*i];
+	return 1;
+}
+
+static void pick_free(struct pick *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfound; i++)
+		pf_diff_packet_free(p->found[i]);
+	p->nfound = 0;
+}
+
+static void say_packet(const struct pick *p, const char *file)
+{
+	switch (p->sel.kind) {
+	case SEL_FIRST:
+		fprintf(stderr, "pktfilt: diff: no packet in %s", file);
+		break;
+	case SEL_SEQ:
+		fprintf(stderr, "pktfilt: diff: no packet with seq %" PRIu64 " in %s",
+			p->sel.n, file);
+		break;
+	default:
+		fprintf(stderr, "pktfilt: diff: no packet with id %" PRIu64 " in %s",
+			p->sel.n, file);
+	}
+	if (p->stage)
+		fprintf(stderr, " at stage %s", p->stage);
+	fputc('\n', stderr);
+}
+
+/* The graph of @p whose stage is @stage, or NULL. */
+static struct pf_packet *of_stage(const struct pick *p, const char *stage)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfound; i++)
+		if (!strcmp(p->found[i]->stage, stage))
+			return p->found[i];
+	return NULL;
+}
+
+static void say_stages(const char *side, const struct pick *p)
+{
+	size_t i;
+
+	fprintf(stderr, "%s id %" PRIu64 " has %zu graphs (", side, p->sel.n,
+		p->nfound);
+	for (i = 0; i < p->nfound; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", p->found[i]->stage);
+	fputs(")", stderr);
+}
+
+/* Which graphs of the two picks to compare: a graph of a stage both have. */
+static void choose(const struct pick *pa, const struct pick *pb,
+		   struct pf_packet **a, struct pf_packet **b)
+{
+	size_t i;
+
+	*a = pa->found[0];
+	*b = pb->found[0];
+	if (pa->nfound == 1 && pb->nfound == 1)
+		return;
+	for (i = 0; i < pa->nfound; i++) {
+		struct pf_packet *other = of_stage(pb, pa->found[i]->stage);
+
+		if (other) {
+			*a = pa->found[i];
+			*b = other;
+			break;
+		}
+	}
+	fputs("pktfilt: diff: ", stderr);
+	if (pa->nfound > 1)
+		say_stages("A's", pa);
+	if (pa->nfound > 1 && pb->nfound > 1)
+		fputs(", ", stderr);
+	if (pb->nfound > 1)
+		say_stages("B's", pb);
+	if (i < pa->nfound)
+		fprintf(stderr, ": comparing the %s graphs (--stage chooses)\n",
+			(*a)->stage);
+	else
+		fprintf(stderr, ": no stage in common, comparing A's %s with B's %s\n",
+			(*a)->stage, (*b)->stage);
+}
+
+int pf_diff_run(const struct pf_cmd *cmd, int argc, char **argv)
+{
+	const char *format = NULL, *output = NULL, *top = NULL, *stage = NULL;
+	const char *files[2] = { NULL, NULL };
+	struct pick picks[2];
+	struct pf_diff_opts o = { .format = PF_DIFF_TEXT, .top = 10 };
+	struct pf_packet *a, *b;
+	bool dashdash = false;
+	int i, r, nfiles = 0, ret;
+	struct sel s;
+	uint64_t v;
+	FILE *out;
+
+	(void)cmd;
+	memset(picks, 0, sizeof(picks));
+	for (i = 0; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!dashdash && arg[0] == '-' && arg[1]) {
+			if (!strcmp(arg, "--")) {
+				dashdash = true;
+				continue;
+			}
+			r = take_opt("--format", NULL, argc, argv, &i, &format);
+			if (!r)
+				r = take_opt("--output", "-o", argc, argv, &i,
+					     &output);
+			if (!r)
+				r = take_opt("--top", NULL, argc, argv, &i, &top);
+			if (!r)
+				r = take_opt("--stage", NULL, argc, argv, &i,
+					     &stage);
+			if (r == 1)
+				continue;
+			if (r)
+				return r;
+			return diff_usage("unknown option '%s'", arg);
+		}
+		if (parse_sel(arg, &s)) {
+			/* A PACKET: of the last FILE, or B's of the only one. */
+			if (!nfiles)
+				return diff_usage("'%s': a FILE first", arg);
+			if (nfiles == 1 && picks[0].sel.kind == SEL_FIRST &&
+			    !picks[0].sel.text) {
+				picks[0].sel = s;
+			} else if (nfiles == 1 && !files[1]) {
+				files[1] = files[0];
+				nfiles = 2;
+				picks[1].sel = s;
+			} else if (nfiles == 2 && !picks[1].sel.text) {
+				picks[1].sel = s;
+			} else {
+				return diff_usage("unexpected PACKET '%s'", arg);
+			}
+			continue;
+		}
+		if (!strncmp(arg, "id:", 3) || !strncmp(arg, "seq:", 4))
+			return diff_usage("bad PACKET '%s': a number after id: or seq:",
+					  arg);
+		if (nfiles == 2)
+			return diff_usage("unexpected argument '%s' (two packets only)",
+					  arg);
+		files[nfiles++] = arg;
+	}
+	if (nfiles < 2)
+		return diff_usage("%s", nfiles ? "one packet given: name two (FILE PACKET PACKET, or two FILEs)"
+					       : "no FILE given");
+	if (format && strcmp(format, "text") && strcmp(format, "json"))
+		return diff_usage("unknown --format '%s': text or json", format);
+	if (format && !strcmp(format, "json"))
+		o.format = PF_DIFF_JSON;
+	if (top) {
+		if (!parse_u64(top, &v) || !v || v > PF_DIFF_MAX_TOP)
+			return diff_usage("--top %s: a number 1-1000", top);
+		o.top = (size_t)v;
+	}
+	if (stage && strcmp(stage, "l4") && strcmp(stage, "rx") &&
+	    strcmp(stage, "tx"))
+		return diff_usage("unknown --stage '%s': l4, rx or tx", stage);
+	if (output && !output[0])
+		return diff_usage("%s", "--output needs a file name");
+	if (!strcmp(files[0], "-") && !strcmp(files[1], "-") &&
+	    files[0] != files[1])
+		return diff_usage("%s", "standard input given twice");
+	picks[0].stage = picks[1].stage = stage;
+
+	/* One reading per file: a file named twice is read once. */
+	if (files[0] == files[1] || !strcmp(files[0], files[1])) {
+		struct reading rd = { { &picks[0], &picks[1] }, 2, 0 };
+
+		ret = read_file(files[0], &rd);
+	} else {
+		struct reading ra = { { &picks[0] }, 1, 0 };
+		struct reading rb = { { &picks[1] }, 1, 0 };
+
+		ret = read_file(files[0], &ra);
+		if (!ret)
+			ret = read_file(files[1], &rb);
+	}
+	if (!ret && (!picks[0].nfound || !picks[1].nfound)) {
+		if (!picks[0].nfound)
+			say_packet(&picks[0], files[0]);
+		if (!picks[1].nfound)
+			say_packet(&picks[1], files[1]);
+		ret = EXIT_TROUBLE;
+	}
+	if (ret)
+		goto out;
+	if (picks[0].more || picks[1].more)
+		fprintf(stderr, "pktfilt: diff: more than %d graphs of one id: the first %d kept\n",
+			PF_DIFF_MAX_GRAPHS, PF_DIFF_MAX_GRAPHS);
+	choose(&picks[0], &picks[1], &a, &b);
+	o.name_a = files[0];
+	o.name_b = files[1];
+	out = output ? fopen(output, "w") : stdout;
+	if (!out) {
+		fprintf(stderr, "pktfilt: diff: cannot write %s: %s\n", output,
+			strerror(errno));
+		ret = EXIT_TROUBLE;
+		goto out;
+	}
+	ret = pf_diff(out, a, b, &o);
+	if (output && fclose(out) && ret >= 0)
+		ret = errno ? -errno : -EIO;
+	if (ret < 0) {
+		fprintf(stderr, "pktfilt: diff: %s\n", strerror(-ret));
+		ret = EXIT_TROUBLE;
+	}
+out:
+	pick_free(&picks[0]);
+	pick_free(&picks[1]);
+	return ret;
+}

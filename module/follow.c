@@ -180,7 +180,11 @@ static void notrace pf_follow_freed(const struct sk_buff *skb, int reason,
 	trace_pktfilt_free(id, reason, location);
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#ifdef PF_KFREE_SKB_CONST_SK
+static void notrace pf_kfree_probe(void *data, struct sk_buff *skb,
+				   void *location, enum skb_drop_reason reason,
+				   const struct sock *rx_sk)
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 static void notrace pf_kfree_probe(void *data, struct sk_buff *skb,
 				   void *location, enum skb_drop_reason reason,
 				   struct sock *rx_sk)

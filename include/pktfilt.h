@@ -36,8 +36,9 @@
 
 #define PKTFILT_GENL_NAME	"pktfilt"
 /*
- * 2: stages (PKTFILT_A_STAGES) and packet ids. A SET without STAGES traces
- * at PKTFILT_STAGE_L4 only, as version 1 did.
+ * 2: stages (PKTFILT_A_STAGES) and packet ids, a classic BPF program
+ * (PKTFILT_A_BPF, PKTFILT_A_EXPR). A SET without STAGES traces at
+ * PKTFILT_STAGE_L4 only, as version 1 did.
  */
 #define PKTFILT_GENL_VERSION	2
 #define PKTFILT_MCGRP_EVENTS	"events"
@@ -142,6 +143,13 @@ enum pktfilt_attr {
 	PKTFILT_A_STAGES,	/* u32, bits 1 << PKTFILT_STAGE_* (SET, GET) */
 	PKTFILT_A_STAGE,	/* u8, PKTFILT_STAGE_* of a traced graph */
 	PKTFILT_A_PACKET_ID,	/* u64, the same for every graph of a packet */
+	/*
+	 * A classic BPF program (struct sock_filter[], 1 to 4096 of them) run
+	 * on the packet from its IP header on, ANDed with the predicates:
+	 * what libpcap compiles for DLT_RAW. Nonzero return: it matches.
+	 */
+	PKTFILT_A_BPF,		/* binary (SET) */
+	PKTFILT_A_EXPR,		/* string, the expression BPF came from (SET, GET) */
 
 	__PKTFILT_A_MAX,
 	PKTFILT_A_MAX = __PKTFILT_A_MAX - 1

@@ -65,7 +65,7 @@ bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 	u64 seq;
 
 	if (!pkt->id) {
-		if (!pf_match(&f->spec, &pkt->key))
+		if (!pf_filter_match(f, pkt->skb, &pkt->key))
 			return false;
 		this_cpu_inc(pf_stats.matched);
 	}
@@ -119,6 +119,30 @@ bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 	}
 	this_cpu_inc(pf_stats.traced);
 	return true;
+}
+
+/*
+ * The predicates, then the filter expression's program: the cheap checks
+ * first. Softirq, or BH disabled (the program's run needs it).
+ */
+bool notrace pf_filter_match(const struct pf_filter *f, struct sk_buff *skb,
+			     const struct pf_key *key)
+{
+	return pf_match(&f->spec, key) &&
+	       (!f->prog || pf_bpf_match(f->prog, skb));
+}
+
+void pf_filter_free(struct pf_filter *f)
+{
+	if (!f)
+		return;
+	pf_bpf_free(f);
+	kfree(f);
+}
+
+static void pf_filter_free_rcu(struct rcu_head *rcu)
+{
+	pf_filter_free(container_of(rcu, struct pf_filter, rcu));
 }
 
 /*
@@ -213,7 +237,7 @@ static void pf_disarm_locked(const char *reason)
 	if (old) {
 		pf_reason = reason;
 		/* Whatever pf_hooks_remove() waited for: no reader is left. */
-		kfree_rcu(old, rcu);
+		call_rcu(&old->rcu, pf_filter_free_rcu);
 	}
 }
 
@@ -278,11 +302,11 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 	pf_exhausted_since = 0;
 	mutex_unlock(&pf_lock);
 	if (old)
-		kfree_rcu(old, rcu);
+		call_rcu(&old->rcu, pf_filter_free_rcu);
 	return 0;
 err:
 	mutex_unlock(&pf_lock);
-	kfree(f);
+	pf_filter_free(f);
 	return ret;
 }
 
@@ -432,6 +456,6 @@ void pf_filter_exit(void)
 	irq_work_sync(&pf_stale_irq_work);
 	cancel_work_sync(&pf_stale_work);
 	cancel_delayed_work_sync(&pf_exhausted_work);
-	/* Wait for kfree_rcu() of replaced filters before the code goes. */
+	/* Wait for the RCU frees of replaced filters before the code goes. */
 	rcu_barrier();
 }

@@ -25,6 +25,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/filter.h>
 #include <linux/in.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
@@ -54,6 +55,9 @@ static const struct nla_policy pf_set_policy[PKTFILT_A_MAX + 1] = {
 	[PKTFILT_A_COUNT]	= { .type = NLA_U32 },
 	[PKTFILT_A_FLAGS]	= NLA_POLICY_MASK(NLA_U32, PKTFILT_F_ALL),
 	[PKTFILT_A_STAGES]	= NLA_POLICY_MASK(NLA_U32, PKTFILT_STAGES_ALL),
+	[PKTFILT_A_BPF]		= { .type = NLA_BINARY,
+				    .len = BPF_MAXINSNS * sizeof(struct sock_filter) },
+	[PKTFILT_A_EXPR]	= { .type = NLA_NUL_STRING, .len = 1024 },
 };
 
 static struct genl_family pf_family;
@@ -191,8 +195,11 @@ static int pf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	}
 	ret = pf_parse_spec(info, &f->spec);
+	if (!ret)
+		ret = pf_bpf_parse(f, tb[PKTFILT_A_BPF], tb[PKTFILT_A_EXPR],
+				   info->extack);
 	if (ret) {
-		kfree(f);
+		pf_filter_free(f);
 		return ret;
 	}
 	f->count = tb[PKTFILT_A_COUNT] ? nla_get_u32(tb[PKTFILT_A_COUNT]) : 1;
@@ -204,7 +211,7 @@ static int pf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 		if (!f->stages) {
 			NL_SET_ERR_MSG_ATTR(info->extack, tb[PKTFILT_A_STAGES],
 					    "no stage to trace at");
-			kfree(f);
+			pf_filter_free(f);
 			return -EINVAL;
 		}
 	}
@@ -265,6 +272,7 @@ static int pf_put_filter(struct sk_buff *msg, const struct pf_filter *f)
 	    nla_put_u32(msg, PKTFILT_A_COUNT, f->count) ||
 	    nla_put_u32(msg, PKTFILT_A_FLAGS, f->flags) ||
 	    nla_put_u32(msg, PKTFILT_A_STAGES, f->stages) ||
+	    (f->expr && nla_put_string(msg, PKTFILT_A_EXPR, f->expr)) ||
 	    nla_put_u32(msg, PKTFILT_A_FILTER_ID, f->id) ||
 	    (f->count && nla_put_u32(msg, PKTFILT_A_REMAINING,
 				     (u32)max_t(s64, atomic64_read(&f->remaining), 0))))

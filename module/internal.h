@@ -63,6 +63,8 @@ struct pf_filter {
 	unsigned int slots;	/* bit per enum pf_slot that must be hooked */
 	u32 stages;		/* bit per enum pktfilt_stage traced */
 	u8 family;		/* PF_FAMILY_* the predicates need, or 0 */
+	struct bpf_prog *prog;	/* PKTFILT_A_BPF, or NULL */
+	char *expr;		/* PKTFILT_A_EXPR, or NULL */
 	const char *stale;	/* tracefs changed: disarm with this reason */
 };
 
@@ -103,6 +105,9 @@ bool pf_begin(struct pf_filter *f, struct pf_pkt *pkt);
 struct pf_filter *pf_stage_filter(enum pktfilt_stage stage);
 void pf_filter_tracefs_changed(const char *reason);
 void pf_filter_exit(void);
+void pf_filter_free(struct pf_filter *f);
+bool pf_filter_match(const struct pf_filter *f, struct sk_buff *skb,
+		     const struct pf_key *key);
 
 /* hooks.c: wrapping inet_protos[] / inet6_protos[] slots */
 int pf_hooks_install(unsigned int slots, struct netlink_ext_ack *extack);
@@ -120,6 +125,13 @@ bool pf_key_from_skb(const struct sk_buff *skb, enum pf_slot slot,
 bool pf_key_from_ip(const struct sk_buff *skb, u8 family, int ifindex,
 		    const struct net *net, struct pf_key *key, u32 *fp);
 u32 pf_key_fingerprint(const struct sk_buff *skb, u8 family);
+
+/* bpf.c: the filter expression's classic BPF program */
+struct bpf_prog;
+int pf_bpf_parse(struct pf_filter *f, const struct nlattr *prog,
+		 const struct nlattr *expr, struct netlink_ext_ack *extack);
+bool pf_bpf_match(const struct bpf_prog *prog, struct sk_buff *skb);
+void pf_bpf_free(struct pf_filter *f);
 
 /* follow.c: packet ids across stages, and how traced packets end */
 extern atomic_t pf_follow_n;

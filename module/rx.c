@@ -118,7 +118,7 @@ static __always_inline bool pf_rx_wanted(struct pf_filter *f,
 	pkt->skb = skb;
 	pkt->stage = PKTFILT_STAGE_RX;
 	pkt->root = r->root;
-	return !match || pkt->id || pf_match(&f->spec, &pkt->key);
+	return !match || pkt->id || pf_filter_match(f, skb, &pkt->key);
 }
 
 /* One packet: traced if it is wanted and the gate opens. */

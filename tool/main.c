@@ -495,7 +495,7 @@ static int no_arguments(int argc, char **argv)
 static int cmd_set(const struct pf_cmd *cmd, int argc, char **argv)
 {
 	struct pf_filter filter;
-	char err[256];
+	char err[PF_EXPR_MAX + 512];
 
 	switch (pf_parse_filter(argc, argv, &filter, &pf_system_resolver, err,
 				sizeof(err))) {

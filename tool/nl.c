@@ -70,6 +70,7 @@ static const struct nla_policy pf_nl_policy[PKTFILT_A_MAX + 1] = {
 	[PKTFILT_A_DPORT]	= { .type = NLA_U16 },
 	[PKTFILT_A_PROBLEM]	= { .type = NLA_STRING },
 	[PKTFILT_A_STAGES]	= { .type = NLA_U32 },
+	[PKTFILT_A_EXPR]	= { .type = NLA_STRING },
 	[PKTFILT_A_STAGE]	= { .type = NLA_U8 },
 	[PKTFILT_A_PACKET_ID]	= { .type = NLA_U64 },
 };
@@ -358,6 +359,11 @@ int pf_nl_put_filter(struct nl_msg *msg, const struct pf_filter *f)
 	/* 0 only for a version 1 module, which knows no such attribute. */
 	if (f->stages && nla_put_u32(msg, PKTFILT_A_STAGES, f->stages))
 		return -EMSGSIZE;
+	if (f->bpf_len &&
+	    (nla_put(msg, PKTFILT_A_BPF, f->bpf_len * sizeof(f->bpf[0]),
+		     f->bpf) ||
+	     nla_put_string(msg, PKTFILT_A_EXPR, f->expr)))
+		return -EMSGSIZE;
 	return 0;
 }
 
@@ -447,6 +453,9 @@ int pf_nl_get_filter(struct nlattr **tb, struct pf_filter *f)
 	/* Absent: a version 1 module, or a SET without it: l4. */
 	f->stages = tb[PKTFILT_A_STAGES] ?
 		nla_get_u32(tb[PKTFILT_A_STAGES]) : 1U << PKTFILT_STAGE_L4;
+	f->expr[0] = '\0';
+	if (tb[PKTFILT_A_EXPR])
+		nla_strlcpy(f->expr, tb[PKTFILT_A_EXPR], sizeof(f->expr));
 	return any;
 }
 

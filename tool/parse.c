@@ -493,6 +493,12 @@ enum pf_compat pf_stages_compat(struct pf_filter *f, unsigned int version,
 			 version, PKTFILT_GENL_VERSION);
 		return PF_COMPAT_WARN;
 	}
+	if (f->expr[0]) {
+		snprintf(msg, len,
+			 "the loaded pktfilt.ko speaks version %u: it takes no filter expression; load this release's module (rmmod pktfilt; insmod pktfilt.ko)",
+			 version);
+		return PF_COMPAT_FAIL;
+	}
 	if (f->stages & ~(1U << PKTFILT_STAGE_L4)) {
 		pf_format_stages(f->stages, at, sizeof(at));
 		snprintf(msg, len,
@@ -691,9 +697,35 @@ static enum pf_parse_status pf_check_spec(struct pf_parser *p)
 	return PF_PARSE_OK;
 }
 
+enum pf_parse_status pf_parse_word(struct pf_parser *p, const char *word)
+{
+	struct pf_filter *f = p->filter;
+	size_t have = strlen(f->expr), n = strlen(word);
+
+	if (!n)
+		return pf_fail(p, PF_PARSE_SYNTAX,
+			       "an empty argument: a filter expression is words of pcap-filter(7)");
+	if (have + !!have + n > PF_EXPR_MAX)
+		return pf_fail(p, PF_PARSE_INVALID,
+			       "the filter expression is longer than %d bytes",
+			       PF_EXPR_MAX);
+	if (have)
+		f->expr[have++] = ' ';
+	memcpy(f->expr + have, word, n + 1);
+	return PF_PARSE_OK;
+}
+
 enum pf_parse_status pf_parse_finish(struct pf_parser *p)
 {
 	enum pf_parse_status st;
+	struct pf_filter *f = p->filter;
+
+	if (f->expr[0]) {
+		f->bpf_len = pf_expr_compile(f->expr, f->bpf, p->err,
+					     sizeof(p->err));
+		if (!f->bpf_len)
+			return PF_PARSE_INVALID;
+	}
 
 	if ((p->given & (1U << PF_OPT_DEV)) &&
 	    (p->given & (1U << PF_OPT_IFINDEX)))
@@ -721,13 +753,13 @@ enum pf_parse_status pf_parse_filter(int argc, char *const *argv,
 		st = pf_parse_arg(&p, argc, argv, &i);
 		if (st != PF_PARSE_UNKNOWN)
 			continue;
-		if (argv[i][0] == '-' && argv[i][1])
+		if (argv[i][0] == '-' && argv[i][1]) {
 			pf_fail(&p, PF_PARSE_SYNTAX, "unknown option '%s'",
 				argv[i]);
-		else
-			pf_fail(&p, PF_PARSE_SYNTAX, "unexpected argument '%s'",
-				argv[i]);
-		st = PF_PARSE_SYNTAX;
+			st = PF_PARSE_SYNTAX;
+		} else {
+			st = pf_parse_word(&p, argv[i++]);
+		}
 	}
 	if (st == PF_PARSE_OK)
 		st = pf_parse_finish(&p);
@@ -819,6 +851,19 @@ int pf_format_filter(const struct pf_filter *f, const struct pf_resolver *res,
 
 		pf_format_stages(f->stages, at, sizeof(at));
 		pf_append(buf, len, &off, " --at %s", at);
+	}
+	if (f->expr[0]) {
+		/* One shell word: '...', with each ' as '\'' */
+		const char *c;
+
+		pf_append(buf, len, &off, " '");
+		for (c = f->expr; *c; c++) {
+			if (*c == '\'')
+				pf_append(buf, len, &off, "'\\''");
+			else
+				pf_append(buf, len, &off, "%c", *c);
+		}
+		pf_append(buf, len, &off, "'");
 	}
 	return (int)off;
 }

@@ -14,6 +14,7 @@
 
 #include "pktfilt.h"
 #include "match.h"
+#include "expr.h"
 
 /* What "pktfilt set" sends: the predicates plus how many packets to trace. */
 struct pf_filter {
@@ -28,6 +29,13 @@ struct pf_filter {
 	 * PKTFILT_A_STAGES).
 	 */
 	__u32 stages;
+	/*
+	 * The filter expression as the user wrote it (the words that are not
+	 * options, joined by spaces), "" if none, and its program.
+	 */
+	char expr[PF_EXPR_MAX + 1];
+	unsigned int bpf_len;
+	struct sock_filter bpf[PF_BPF_MAX];
 };
 
 #define PF_DEFAULT_COUNT	1
@@ -95,7 +103,7 @@ struct pf_parser {
 	const char *dev;		/* resolved by pf_parse_finish() */
 	const char *netns;		/* as typed: a path or an inode number */
 	const char *saddr, *daddr, *sport, *dport;	/* for messages */
-	char err[256];			/* why, without the "pktfilt: " */
+	char err[PF_EXPR_MAX + 512];	/* why, without the "pktfilt: " */
 };
 
 void pf_parser_init(struct pf_parser *p, struct pf_filter *filter,
@@ -107,7 +115,15 @@ void pf_parser_init(struct pf_parser *p, struct pf_filter *filter,
  */
 enum pf_parse_status pf_parse_arg(struct pf_parser *p, int argc,
 				  char *const *argv, int *i);
-/* Resolve names and check the predicates against each other. */
+/*
+ * A word that is not an option: part of the filter expression (tcpdump's
+ * language), which may come in one quoted argument or in several words.
+ */
+enum pf_parse_status pf_parse_word(struct pf_parser *p, const char *word);
+/*
+ * Resolve names, check the predicates against each other, compile the
+ * expression.
+ */
 enum pf_parse_status pf_parse_finish(struct pf_parser *p);
 
 /*

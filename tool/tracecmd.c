@@ -599,8 +599,12 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 		}
 		if (argv[i][0] == '-' && argv[i][1])
 			return trace_usage("unknown option '%s'", argv[i]);
-		return trace_usage("unexpected argument '%s' (a COMMAND goes after --)",
-				   argv[i]);
+		/* A word of the filter expression (a COMMAND goes after --). */
+		st = pf_parse_word(&p, argv[i++]);
+		if (st != PF_PARSE_OK) {
+			fprintf(stderr, "pktfilt: trace: %s\n", p.err);
+			return EXIT_USAGE;
+		}
 	}
 	st = pf_parse_finish(&p);
 	if (st != PF_PARSE_OK) {

@@ -6,6 +6,7 @@
  * split at spaces, must parse again, and after one round (which may add
  * what was implied) print the same.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,43 @@ static int split(char *s, size_t len, char sep, char **argv)
 	return argc;
 }
 
+/*
+ * pf_format_filter()'s line as a shell splits it: blanks separate words;
+ * '...' is literal (the filter expression, whose ' is written '\'').
+ * In place; returns the number of words.
+ */
+static int split_shell(char *s, char **argv)
+{
+	char *out = s;
+	int argc = 0;
+	bool in_word = false, quoted = false;
+
+	for (; *s; s++) {
+		if (!quoted && *s == ' ') {
+			if (in_word) {
+				*out++ = '\0';
+				in_word = false;
+			}
+			continue;
+		}
+		if (!in_word) {
+			if (argc == MAX_ARGS)
+				break;
+			argv[argc++] = out;
+			in_word = true;
+		}
+		if (*s == '\'') {
+			quoted = !quoted;
+		} else if (!quoted && *s == '\\' && s[1]) {
+			*out++ = *++s;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+	return argc;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = malloc(size + 1), *argv[MAX_ARGS];
@@ -102,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		for (round = 0; round < 2; round++) {
 			memcpy(text2, text, sizeof(text));
-			argc = split(text2, strlen(text2), ' ', argv);
+			argc = split_shell(text2, argv);
 			if (pf_parse_filter(argc, argv, &g, &world, err,
 					    sizeof(err)) != PF_PARSE_OK) {
 				fprintf(stderr, "fuzz_parse: '%s' does not parse: %s\n",

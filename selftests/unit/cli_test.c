@@ -692,10 +692,14 @@ TEST(syntax_errors)
 	FAIL(PF_PARSE_SYNTAX, "unknown option '-p'", "-p", "tcp");
 	FAIL(PF_PARSE_SYNTAX, "unknown option '--proto-'", "--proto-", "tcp");
 	FAIL(PF_PARSE_SYNTAX, "unknown option '--PROTO'", "--PROTO", "tcp");
-	FAIL(PF_PARSE_SYNTAX, "unexpected argument 'tcp'", "tcp");
-	FAIL(PF_PARSE_SYNTAX, "unexpected argument 'extra'",
-	     "--proto", "tcp", "extra");
-	FAIL(PF_PARSE_SYNTAX, "unexpected argument '-'", "-");
+	/* A word that is not an option is the filter expression's. */
+	BAD("filter expression 'extra': can't parse filter expression: syntax error",
+	    "--proto", "tcp", "extra");
+	BAD("filter expression '-': can't parse filter expression: syntax error",
+	    "-");
+	FAIL(PF_PARSE_SYNTAX,
+	     "an empty argument: a filter expression is words of pcap-filter(7)",
+	     "--proto", "tcp", "");
 	FAIL(PF_PARSE_SYNTAX, "--dport: missing value", "--dport");
 	FAIL(PF_PARSE_SYNTAX, "--count: missing value", "--proto", "tcp",
 	     "--count");
@@ -764,6 +768,68 @@ TEST(all_together)
 }
 
 /* The incremental API leaves options it does not know to its caller. */
+/* tcpdump's language: compiled by libpcap for raw IP, run as the module does. */
+TEST(filter_expressions)
+{
+	/* 10.1.2.3:1234 -> 10.9.0.2:443, TCP SYN, no options */
+	static const unsigned char syn[40] = {
+		0x45, 0, 0, 40, 0, 1, 0x40, 0, 64, 6, 0, 0,
+		10, 1, 2, 3, 10, 9, 0, 2,
+		0x04, 0xd2, 0x01, 0xbb, 0, 0, 0, 1, 0, 0, 0, 0,
+		0x50, 0x02, 0x20, 0, 0, 0, 0, 0,
+	};
+	struct pf_filter f;
+	char buf[2048];
+
+	OK(&f, "tcp dst port 443 and src net 10.1.0.0/16 and tcp[tcpflags] & tcp-syn != 0");
+	EXPECT_LT(0, f.bpf_len);
+	EXPECT_NE(0, pf_expr_run(f.bpf, f.bpf_len, syn, sizeof(syn)));
+	EXPECT_STREQ("tcp dst port 443 and src net 10.1.0.0/16 and tcp[tcpflags] & tcp-syn != 0",
+		     f.expr);
+	/* Words are joined, and options may come between them. */
+	OK(&f, "tcp", "dst", "port", "--count", "5", "444");
+	EXPECT_STREQ("tcp dst port 444", f.expr);
+	EXPECT_EQ(5, f.count);
+	EXPECT_EQ(0, pf_expr_run(f.bpf, f.bpf_len, syn, sizeof(syn)));
+	/* ANDed with the flags: both are kept. */
+	OK(&f, "--proto", "udp", "ip[8] < 5");
+	EXPECT_EQ(IPPROTO_UDP, f.spec.proto);
+	EXPECT_EQ(0, pf_expr_run(f.bpf, f.bpf_len, syn, sizeof(syn)));
+	OK(&f, "ip6 and udp port 53");
+	EXPECT_EQ(0, pf_expr_run(f.bpf, f.bpf_len, syn, sizeof(syn)));
+	/* A bytes beyond the packet: no match, as in the kernel. */
+	OK(&f, "ip[100] = 1");
+	EXPECT_EQ(0, pf_expr_run(f.bpf, f.bpf_len, syn, sizeof(syn)));
+
+	/* show's line: the expression as one shell word. */
+	OK(&f, "--proto", "tcp", "port 80 and host 10.0.0.1");
+	pf_format_filter(&f, &fake, buf, sizeof(buf));
+	EXPECT_NE(NULL, strstr(buf, " 'port 80 and host 10.0.0.1'"));
+
+	/* libpcap's message, with the expression; link-layer words said so. */
+	BAD("filter expression 'udp and (port 53': can't parse filter expression: syntax error",
+	    "udp and (port 53");
+	FAIL(PF_PARSE_INVALID,
+	     "filter expression 'vlan and udp': no VLAN support for Raw IP (pktfilt sees packets from their IP header on: 'vlan' and other link-layer words do not apply)",
+	     "vlan and udp");
+	{
+		struct pf_filter g;
+
+		EXPECT_EQ(PF_PARSE_INVALID, PARSE(&g, "ether host 1:2:3:4:5:6"));
+		EXPECT_NE(NULL, strstr(err, "'ether' and other link-layer words"));
+	}
+	/* A version 1 module takes no expression: refused before sending. */
+	{
+		char msg[512];
+
+		OK(&f, "udp");
+		EXPECT_EQ(PF_COMPAT_FAIL,
+			  pf_stages_compat(&f, 1, PF_SET_DEFAULT_STAGES, msg,
+					   sizeof(msg)));
+		EXPECT_NE(NULL, strstr(msg, "no filter expression"));
+	}
+}
+
 TEST(incremental_parser)
 {
 	char *argv[] = { "--proto", "udp", "--timeout", "5", "--dport=53" };

@@ -70,6 +70,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/filter.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -634,6 +635,21 @@ static void put_set_valid(struct batch *b)
 		put_u32(b, PKTFILT_A_FLAGS, rnd(PKTFILT_F_ALL + 1));
 	if (pct(50))
 		put_u32(b, PKTFILT_A_STAGES, 1 + rnd(PKTFILT_STAGES_ALL));
+	if (pct(15)) {
+		/* "ip[9] = 17" as libpcap compiles it for raw IP, or accept-all. */
+		static const struct sock_filter udp[] = {
+			{ 0x30, 0, 0, 9 }, { 0x15, 0, 1, 17 },
+			{ 0x06, 0, 0, 65535 }, { 0x06, 0, 0, 0 },
+		};
+		static const struct sock_filter all[] = { { 0x06, 0, 0, 65535 } };
+
+		if (pct(50))
+			put_attr(b, PKTFILT_A_BPF, udp, sizeof(udp));
+		else
+			put_attr(b, PKTFILT_A_BPF, all, sizeof(all));
+		if (pct(70))
+			put_attr(b, PKTFILT_A_EXPR, "ip[9] = 17", 11);
+	}
 }
 
 /* A SET that breaks one rule of the UAPI; returns what it breaks. */
@@ -643,7 +659,54 @@ static const char *put_set_invalid(struct batch *b)
 
 	rnd_addr4(a4);
 	rnd_addr6(a6);
-	switch (rnd(16)) {
+	switch (rnd(17)) {
+	case 16: {
+		/*
+		 * A program bpf_check_classic() refuses: a jump past the end,
+		 * no return at the end, an unknown opcode, a scratch slot out
+		 * of range, a division by a constant 0; or a length that is no
+		 * multiple of 8, or an empty one.
+		 */
+		struct sock_filter bad[8];
+		unsigned int n = 1 + rnd(7);
+
+		switch (rnd(7)) {
+		case 0:
+			bad[0] = (struct sock_filter){ 0x05, 0, 0, 1000 }; /* ja +1000 */
+			bad[1] = (struct sock_filter){ 0x06, 0, 0, 0 };
+			n = 2;
+			break;
+		case 1:
+			bad[0] = (struct sock_filter){ 0x30, 0, 0, 9 };	/* no ret */
+			n = 1;
+			break;
+		case 2:
+			bad[0] = (struct sock_filter){ 0xff, 0, 0, 0 };
+			bad[1] = (struct sock_filter){ 0x06, 0, 0, 0 };
+			n = 2;
+			break;
+		case 3:
+			bad[0] = (struct sock_filter){ 0x02, 0, 0, 99 };	/* st M[99] */
+			bad[1] = (struct sock_filter){ 0x06, 0, 0, 0 };
+			n = 2;
+			break;
+		case 4:
+			bad[0] = (struct sock_filter){ 0x34, 0, 0, 0 };	/* div #0 */
+			bad[1] = (struct sock_filter){ 0x06, 0, 0, 0 };
+			n = 2;
+			break;
+		case 5:
+			rnd_bytes(bad, sizeof(bad));
+			put_attr(b, PKTFILT_A_BPF, bad, 1 + rnd(sizeof(bad) - 1));
+			return "SET BPF of a length no multiple of 8";
+		default:
+			rnd_bytes(bad, sizeof(bad));
+			bad[n - 1] = (struct sock_filter){ 0x15, 200, 200, 0 };
+			break;
+		}
+		put_attr(b, PKTFILT_A_BPF, bad, n * sizeof(bad[0]));
+		return "SET BPF program the kernel refuses";
+	}
 	case 15:
 		put_u32(b, PKTFILT_A_STAGES,
 			pct(50) ? 0 : PKTFILT_STAGES_ALL + 1 + rnd(1000));

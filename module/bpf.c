@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A filter expression: the classic BPF program libpcap compiles for raw IP
+ * packets (DLT_RAW), run by the kernel's own BPF engine, the one socket
+ * filters use.
+ *
+ * bpf_prog_create() checks the program as it does a socket filter's
+ * (bpf_check_classic(): every jump in range, every load and store of the
+ * scratch memory valid, a return at the end) and converts it; a program it
+ * refuses is never run. The program sees the packet from its IP header
+ * on: at the rx and tx stages skb->data is there already; at the L4
+ * handler the IP layer has pulled it, so it is pushed back for the run and
+ * pulled again. Loads beyond the packet end the program with 0, as in
+ * libpcap's own interpreter.
+ *
+ * Indirect calls (IBT): bpf_prog_run() calls the program's bpf_func, the
+ * kernel's JIT image (which starts with ENDBR64 on IBT kernels) or one of
+ * its interpreter functions (address-taken, with ENDBR64): the very call
+ * socket filters make.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/filter.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+#define PF_EXPR_MAX	1024
+
+int pf_bpf_parse(struct pf_filter *f, const struct nlattr *prog,
+		 const struct nlattr *expr, struct netlink_ext_ack *extack)
+{
+	struct sock_fprog_kern fprog;
+	int len, ret;
+
+	if (!prog) {
+		if (expr) {
+			NL_SET_ERR_MSG_ATTR(extack, expr,
+					    "a filter expression without its program");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	len = nla_len(prog);
+	if (!len || len % sizeof(struct sock_filter) ||
+	    len / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		NL_SET_ERR_MSG_ATTR(extack, prog,
+				    "a classic BPF program is 1 to 4096 instructions of 8 bytes");
+		return -EINVAL;
+	}
+	if (expr) {
+		if (nla_len(expr) > PF_EXPR_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, expr,
+					    "filter expression longer than 1024 bytes");
+			return -EINVAL;
+		}
+		f->expr = nla_strdup(expr, GFP_KERNEL);
+		if (!f->expr) {
+			NL_SET_ERR_MSG(extack, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	fprog.len = len / sizeof(struct sock_filter);
+	fprog.filter = nla_data(prog);
+	ret = bpf_prog_create(&f->prog, &fprog);
+	if (ret) {
+		f->prog = NULL;
+		NL_SET_ERR_MSG_ATTR(extack, prog,
+				    "the kernel refused the classic BPF program (bpf_check_classic())");
+		return ret;
+	}
+	return 0;
+}
+
+/* Does the packet pass the program? Softirq, or BH disabled. */
+bool notrace pf_bpf_match(const struct bpf_prog *prog, struct sk_buff *skb)
+{
+	int off = skb_network_offset(skb);
+	u32 ret;
+
+	/* The program reads from skb->data on: the IP header. */
+	if (off > (int)skb_headlen(skb))
+		return false;
+	if (off < 0)
+		__skb_push(skb, -off);
+	else if (off > 0)
+		__skb_pull(skb, off);
+	ret = bpf_prog_run(prog, skb);
+	if (off < 0)
+		__skb_pull(skb, -off);
+	else if (off > 0)
+		__skb_push(skb, off);
+	return ret;
+}
+
+void pf_bpf_free(struct pf_filter *f)
+{
+	if (f->prog)
+		bpf_prog_destroy(f->prog);
+	kfree(f->expr);
+}

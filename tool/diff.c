@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -506,30 +507,65 @@ static int lcs(const struct pf_node *const *a, size_t n,
 	return 0;
 }
 
-/* Too large for the table: match each of a in b, PF_DIFF_GREEDY_WINDOW ahead. */
+/* How far ahead of @from in @v (of @n) @name is, within the window. */
+static size_t ahead(const struct pf_node *const *v, size_t n, size_t from,
+		    const struct pf_node *name)
+{
+	size_t k;
+
+	for (k = from; k < n && k - from < PF_DIFF_GREEDY_WINDOW; k++)
+		if (same_name(v[k], name))
+			return k - from;
+	return SIZE_MAX;
+}
+
+/*
+ * Too large for the table: a greedy walk. Where a[i] and b[j] differ,
+ * the one not found ahead on the other side (within the window) is
+ * one-sided; if both are found, the nearer match wins.
+ */
 static void greedy(const struct pf_node *const *a, size_t n,
 		   const struct pf_node *const *b, size_t m, struct ops *o)
 {
-	size_t i = 0, j = 0, k;
+	size_t i = 0, j = 0, ka, kb;
 
-	while (i < n) {
-		for (k = j; k < m && k - j < PF_DIFF_GREEDY_WINDOW; k++)
-			if (same_name(a[i], b[k]))
-				break;
-		if (k < m && k - j < PF_DIFF_GREEDY_WINDOW) {
-			while (j < k) {
+	while (i < n && j < m) {
+		if (same_name(a[i], b[j])) {
+			o->op[o->n++] = OP_BOTH;
+			i++;
+			j++;
+			continue;
+		}
+		kb = ahead(a, n, i, b[j]);	/* b[j] later in a */
+		ka = ahead(b, m, j, a[i]);	/* a[i] later in b */
+		if (kb == SIZE_MAX || (ka != SIZE_MAX && kb < ka)) {
+			/* b[j] nowhere near: B's; or a[i..i+kb) are A's */
+			if (kb == SIZE_MAX) {
 				o->op[o->n++] = OP_B;
 				j++;
+			} else {
+				o->op[o->n++] = OP_A;
+				i++;
 			}
-			o->op[o->n++] = OP_BOTH;
-			j++;
-		} else {
+		} else if (ka == SIZE_MAX) {
 			o->op[o->n++] = OP_A;
+			i++;
+		} else {
+			o->op[o->n++] = OP_B;
+			j++;
 		}
-		i++;
 	}
+	while (i++ < n)
+		o->op[o->n++] = OP_A;
 	while (j++ < m)
 		o->op[o->n++] = OP_B;
+}
+
+/* @node's callees from the @i-th (NULL if it has none: no arithmetic on it). */
+static const struct pf_node *const *kids(const struct pf_node *node, size_t i)
+{
+	return node->children ?
+	       (const struct pf_node *const *)node->children + i : NULL;
 }
 
 /* Align the callees of @a and @b into @o (o->op freed by the caller). */
@@ -554,12 +590,9 @@ static int align(const struct pf_node *a, const struct pf_node *b,
 	n -= pre + suf;
 	m -= pre + suf;
 	if (n && m && (n + 1) * (m + 1) <= PF_DIFF_MAX_CELLS)
-		err = lcs((const struct pf_node *const *)a->children + pre, n,
-			  (const struct pf_node *const *)b->children + pre, m,
-			  o);
+		err = lcs(kids(a, pre), n, kids(b, pre), m, o);
 	else
-		greedy((const struct pf_node *const *)a->children + pre, n,
-		       (const struct pf_node *const *)b->children + pre, m, o);
+		greedy(kids(a, pre), n, kids(b, pre), m, o);
 	for (i = 0; i < suf; i++)
 		o->op[o->n++] = OP_BOTH;
 	return err;
@@ -754,10 +787,7 @@ static void walk_pair(struct walk *w, const struct pf_node *a,
 				k++;
 			}
 			add_place(w, after, siblings,
-				  (const struct pf_node *const *)a->children + i0,
-				  i - i0,
-				  (const struct pf_node *const *)b->children + j0,
-				  j - j0);
+				  kids(a, i0), i - i0, kids(b, j0), j - j0);
 		}
 	}
 	w->depth--;

@@ -1,0 +1,1004 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of "pktfilt diff" (tool/diff.c, tool/json.c) and of
+ * report's --format chrome (tool/render.c), on real traces captured in
+ * the VM (fixtures/diff/, see fixtures/capture --diff; and the parser's
+ * fixtures) and on small hand-made graphs.
+ *
+ * The chrome output is checked against the Trace Event Format: one JSON
+ * object whose traceEvents is a list of events, each with ph, ts, pid and
+ * tid, every "X" with dur >= 0, and on each track the slices properly
+ * nested (a slice that starts inside another ends inside it). If python3
+ * is on the host, its JSON parser must read the output too.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "fgraph.h"
+#include "render.h"
+#include "json.h"
+#include "diff.h"
+
+/* fixtures/DIR/NAME.txt next to this binary; NULL if absent. */
+static char *fixture(const char *dir, const char *name, size_t *len)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 128], *slash, *buf = NULL;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f;
+	long size;
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(path, sizeof(path), "%s/fixtures/%s/%s.txt", exe, dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	size = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+	if (size >= 0 && !fseek(f, 0, SEEK_SET)) {
+		buf = malloc((size_t)size + 1);
+		if (buf && fread(buf, 1, (size_t)size, f) == (size_t)size) {
+			buf[size] = '\0';
+			*len = (size_t)size;
+		} else {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static struct pf_trace *fixture_trace(const char *dir, const char *name)
+{
+	size_t len = 0;
+	char *s = fixture(dir, name, &len);
+	struct pf_trace *t;
+
+	if (!s)
+		return NULL;
+	t = pf_fgraph_parse_buf(s, len);
+	free(s);
+	return t;
+}
+
+static const struct pf_packet *by_seq(const struct pf_trace *t, uint64_t seq)
+{
+	size_t i;
+
+	for (i = 0; t && i < t->npackets; i++)
+		if (t->packets[i]->seq == seq)
+			return t->packets[i];
+	return NULL;
+}
+
+/* pf_diff() as JSON, parsed; *@ret its return. */
+static struct pf_json *diff_json(const struct pf_packet *a,
+				 const struct pf_packet *b, size_t top,
+				 int *ret, char **text)
+{
+	struct pf_diff_opts o = { .format = PF_DIFF_JSON, .top = top,
+				  .name_a = "A.trace", .name_b = "B.trace" };
+	char *buf = NULL, err[256];
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct pf_json *j;
+
+	if (!m)
+		return NULL;
+	*ret = pf_diff(m, a, b, &o);
+	fclose(m);
+	j = pf_json_parse(buf, len, 64, 1000000, err, sizeof(err));
+	if (!j)
+		fprintf(stderr, "# diff JSON does not parse: %s\n", err);
+	if (text)
+		*text = buf;
+	else
+		free(buf);
+	return j;
+}
+
+/* pf_diff() as text, into a string; *@ret its return. */
+static char *diff_text(const struct pf_packet *a, const struct pf_packet *b,
+		       int *ret)
+{
+	struct pf_diff_opts o = { .format = PF_DIFF_TEXT, .top = 10,
+				  .name_a = "A.trace", .name_b = "B.trace" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return NULL;
+	*ret = pf_diff(m, a, b, &o);
+	fclose(m);
+	return buf;
+}
+
+static const struct pf_json *jget(const struct pf_json *o, const char *path)
+{
+	char key[64];
+	const char *dot;
+
+	while (o && (dot = strchr(path, '.'))) {
+		snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
+		o = pf_json_get(o, key);
+		path = dot + 1;
+	}
+	return o ? pf_json_get(o, path) : NULL;
+}
+
+static uint64_t jnum(const struct pf_json *o, const char *path)
+{
+	const struct pf_json *v = jget(o, path);
+
+	return v && v->type == PF_J_NUM && v->is_u64 ? v->u64 : UINT64_MAX;
+}
+
+static const char *jstr(const struct pf_json *o, const char *path)
+{
+	const struct pf_json *v = jget(o, path);
+
+	return v && v->type == PF_J_STR ? v->str : "";
+}
+
+static bool jtrue(const struct pf_json *o, const char *path)
+{
+	const struct pf_json *v = jget(o, path);
+
+	return v && v->type == PF_J_BOOL && v->b;
+}
+
+/* Does a list of {"func": ...} (a place's lines, a divergence side) name @f? */
+static bool list_has(const struct pf_json *list, const char *f)
+{
+	size_t i;
+
+	for (i = 0; list && list->type == PF_J_ARR && i < list->n; i++)
+		if (!strcmp(jstr(list->items[i], "func"), f))
+			return true;
+	return false;
+}
+
+static bool path_has(const struct pf_json *path, const char *f)
+{
+	size_t i;
+
+	for (i = 0; path && path->type == PF_J_ARR && i < path->n; i++)
+		if (path->items[i]->type == PF_J_STR &&
+		    !strcmp(path->items[i]->str, f))
+			return true;
+	return false;
+}
+
+/* Is @f among the one-sided lines of @side ("a", "b") of any place? */
+static bool places_have(const struct pf_json *d, const char *side,
+			const char *f)
+{
+	const struct pf_json *pl = pf_json_get(d, "places");
+	char key[16];
+	size_t i;
+
+	snprintf(key, sizeof(key), "%s.lines", side);
+	for (i = 0; pl && i < pl->n; i++)
+		if (list_has(jget(pl->items[i], key), f))
+			return true;
+	return false;
+}
+
+/* A delivered datagram against one to a port nobody listens on. */
+TEST(nosock_fixture)
+{
+	struct pf_trace *t = fixture_trace("diff/6.12", "nosock");
+	const struct pf_packet *a, *b;
+	struct pf_json *d;
+	char *text;
+	int ret;
+
+	ASSERT_NE(NULL, t);
+	a = by_seq(t, 1);
+	b = by_seq(t, 2);
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_EQ(PF_FATE_CONSUMED, a->fate);
+	ASSERT_EQ(PF_FATE_DROPPED, b->fate);
+	d = diff_json(a, b, 10, &ret, NULL);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(1, ret);
+	EXPECT_FALSE(jtrue(d, "same"));
+	EXPECT_FALSE(jtrue(d, "same_fate"));
+	EXPECT_TRUE(jtrue(d, "same_stage"));
+	EXPECT_STREQ("NO_SOCKET", jstr(d, "b.drop.reason"));
+	EXPECT_STREQ("__udp4_lib_rcv", jstr(d, "b.drop.func"));
+	EXPECT_STREQ("consumed", jstr(d, "a.fate"));
+	EXPECT_STREQ("ip_rcv", jstr(d, "a.root"));
+	/* The counts add up to each side's calls. */
+	EXPECT_EQ(jnum(d, "a.calls"),
+		  jnum(d, "calls.common") + jnum(d, "calls.only_a"));
+	EXPECT_EQ(jnum(d, "b.calls"),
+		  jnum(d, "calls.common") + jnum(d, "calls.only_b"));
+	/* A went to the socket, B answered with an ICMP error
+	 * (__icmp_send() itself is out of trace's default scope). */
+	EXPECT_TRUE(places_have(d, "a", "udp_unicast_rcv_skb"));
+	EXPECT_TRUE(places_have(d, "b", "icmpv4_global_allow"));
+	EXPECT_NE(NULL, jget(d, "divergence.path"));
+	EXPECT_TRUE(path_has(jget(d, "divergence.path"), "ip_rcv"));
+	EXPECT_NE(0, pf_json_get(d, "durations")->n);
+	pf_json_free(d);
+
+	text = diff_text(a, b, &ret);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(1, ret);
+	EXPECT_NE(NULL, strstr(text, "fate differs: A consumed, B dropped: NO_SOCKET in __udp4_lib_rcv"));
+	EXPECT_NE(NULL, strstr(text, "where they part, after "));
+	EXPECT_NE(NULL, strstr(text, "     + icmpv4_global_allow() "));
+	EXPECT_NE(NULL, strstr(text, "     - udp_unicast_rcv_skb() "));
+	EXPECT_NE(NULL, strstr(text, "durations that differ the most"));
+	EXPECT_EQ(NULL, strstr(text, "stage differs"));
+	free(text);
+	pf_trace_free(t);
+}
+
+/* Accepted against dropped by an nftables rule in the input chain. */
+TEST(nft_fixture)
+{
+	struct pf_trace *t = fixture_trace("diff/6.12", "nft");
+	const struct pf_json *div;
+	struct pf_json *d;
+	int ret;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(2, t->npackets);
+	d = diff_json(t->packets[0], t->packets[1], 10, &ret, NULL);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(1, ret);
+	EXPECT_STREQ("NETFILTER_DROP", jstr(d, "b.drop.reason"));
+	/* They part inside the rule evaluation: B's verdict was drop. */
+	div = pf_json_get(d, "divergence");
+	ASSERT_NE(NULL, div);
+	EXPECT_TRUE(path_has(pf_json_get(div, "path"), "nf_hook_slow"));
+	EXPECT_TRUE(path_has(pf_json_get(div, "path"),
+			     "nft_do_chain [nf_tables]"));
+	EXPECT_TRUE(list_has(pf_json_get(div, "b"),
+			     "nft_immediate_eval [nf_tables]"));
+	/* A went on to UDP; B never reached it. */
+	EXPECT_TRUE(places_have(d, "a", "ip_local_deliver_finish"));
+	EXPECT_FALSE(places_have(d, "b", "udp_rcv"));
+	pf_json_free(d);
+	pf_trace_free(t);
+}
+
+/* The same flow twice: same calls but for a few, same fate. */
+TEST(twice_fixture)
+{
+	struct pf_trace *t = fixture_trace("diff/6.12", "twice");
+	struct pf_json *d;
+	int ret;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(2, t->npackets);
+	d = diff_json(t->packets[0], t->packets[1], 10, &ret, NULL);
+	ASSERT_NE(NULL, d);
+	EXPECT_TRUE(jtrue(d, "same_fate"));
+	EXPECT_TRUE(jtrue(d, "same_stage"));
+	/* Mostly the same path: nine calls in ten in common at least. */
+	EXPECT_GE(jnum(d, "calls.common") * 10,
+		  9 * jnum(d, "a.calls"));
+	EXPECT_EQ(jtrue(d, "same_tree") ? 0 : 1, ret);
+	pf_json_free(d);
+
+	/* A packet against itself: the same, exit 0, nothing listed. */
+	d = diff_json(t->packets[0], t->packets[0], 10, &ret, NULL);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(0, ret);
+	EXPECT_TRUE(jtrue(d, "same"));
+	EXPECT_TRUE(jtrue(d, "same_tree"));
+	EXPECT_EQ(0, jnum(d, "calls.only_a"));
+	EXPECT_EQ(0, jnum(d, "calls.places"));
+	EXPECT_EQ(PF_J_NULL, pf_json_get(d, "divergence")->type);
+	EXPECT_EQ(0, pf_json_get(d, "durations")->n);
+	pf_json_free(d);
+	pf_trace_free(t);
+}
+
+/* pf_diff() to /dev/null: its return. */
+static int diff_quiet(const struct pf_packet *a, const struct pf_packet *b)
+{
+	struct pf_diff_opts o = { .format = PF_DIFF_TEXT, .top = 3,
+				  .name_a = "a", .name_b = "b" };
+	FILE *m = fopen("/dev/null", "w");
+	int ret;
+
+	if (!m)
+		return -errno;
+	ret = pf_diff(m, a, b, &o);
+	fclose(m);
+	return ret;
+}
+
+/* Identical trees, identical output: report --format json read back. */
+TEST(json_round_trip)
+{
+	static const char *const names[][2] = {
+		{ "diff/6.12", "nosock" }, { "diff/6.12", "nft" },
+		{ "diff/6.12", "twice" }, { "stages", "rx-tx" },
+		{ "6.12", "udp-count3" }, { "6.1", "tcp6" },
+		{ "6.12", "lost" },
+	};
+	size_t k, i;
+
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		struct pf_trace *t = fixture_trace(names[k][0], names[k][1]);
+
+		ASSERT_NE(NULL, t);
+		for (i = 0; i < t->npackets; i++) {
+			const struct pf_packet *pkt = t->packets[i];
+			struct pf_packet *back, *copy;
+			char *buf = NULL, *again = NULL, err[256];
+			size_t len = 0, len2 = 0;
+			FILE *m = open_memstream(&buf, &len);
+			int ret;
+
+			ASSERT_NE(NULL, m);
+			ASSERT_EQ(0, pf_render_json_packet(m, pkt));
+			fclose(m);
+			back = pf_diff_packet_json(buf, len, err, sizeof(err));
+			if (!back)
+				TH_LOG("%s/%s packet %zu: %s", names[k][0],
+				       names[k][1], i, err);
+			ASSERT_NE(NULL, back);
+			/* The same JSON again from what was read. */
+			m = open_memstream(&again, &len2);
+			ASSERT_NE(NULL, m);
+			back->incomplete = pkt->incomplete;
+			ASSERT_EQ(0, pf_render_json_packet(m, back));
+			fclose(m);
+			EXPECT_STREQ(buf, again);
+			/* And a diff of the two says: the same. */
+			copy = pf_diff_packet_copy(pkt);
+			ASSERT_NE(NULL, copy);
+			ret = diff_quiet(copy, back);
+			EXPECT_EQ(0, ret);
+			pf_diff_packet_free(back);
+			pf_diff_packet_free(copy);
+			free(buf);
+			free(again);
+		}
+		pf_trace_free(t);
+	}
+}
+
+/* --- hand-made graphs ----------------------------------------------------------- */
+
+/*
+ * A graph from "f(g(h) i) j": a name, then its callees in parentheses,
+ * each call lasting 1000 ns times the number of calls in its subtree.
+ */
+static struct pf_node *mk(const char **s, uint64_t *calls)
+{
+	struct pf_node *n = calloc(1, sizeof(*n));
+	size_t len = strcspn(*s, " ()");
+	uint64_t mine = 1;
+
+	n->func = strndup(*s, len);
+	n->complete = true;
+	*s += len;
+	if (**s == '(') {
+		++*s;
+		while (**s && **s != ')') {
+			uint64_t c = 0;
+
+			if (**s == ' ') {
+				++*s;
+				continue;
+			}
+			n->children = realloc(n->children, (n->nchildren + 1) *
+							   sizeof(*n->children));
+			n->children[n->nchildren++] = mk(s, &c);
+			mine += c;
+		}
+		if (**s == ')')
+			++*s;
+	}
+	n->duration_ns = 1000 * mine;
+	*calls = mine;
+	return n;
+}
+
+static struct pf_packet *mkpkt(const char *graph)
+{
+	struct pf_packet *p = calloc(1, sizeof(*p));
+	uint64_t calls;
+
+	strcpy(p->stage, "rx");
+	strcpy(p->proto, "udp");
+	p->complete = true;
+	p->graph = mk(&graph, &calls);
+	return p;
+}
+
+TEST(alignment)
+{
+	struct pf_packet *a = mkpkt("r(a b(x y) c d)");
+	struct pf_packet *b = mkpkt("r(a q b(x z y) d)");
+	const struct pf_json *pl, *div;
+	struct pf_json *d;
+	int ret;
+
+	d = diff_json(a, b, 10, &ret, NULL);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(1, ret);
+	/* r a b x y d in common; c only in A; q and z only in B. */
+	EXPECT_EQ(6, jnum(d, "calls.common"));
+	EXPECT_EQ(1, jnum(d, "calls.only_a"));
+	EXPECT_EQ(2, jnum(d, "calls.only_b"));
+	EXPECT_EQ(3, jnum(d, "calls.places"));
+	/* The first: q, after a, under r. */
+	div = pf_json_get(d, "divergence");
+	ASSERT_NE(NULL, div);
+	EXPECT_STREQ("a", jstr(div, "after"));
+	EXPECT_EQ(1, pf_json_get(div, "path")->n);
+	EXPECT_EQ(0, pf_json_get(div, "a")->n);
+	EXPECT_TRUE(list_has(pf_json_get(div, "b"), "q"));
+	EXPECT_EQ(2, jnum(div, "common_before"));	/* r, a */
+	/* Then z in b after x, then c after b. */
+	pl = pf_json_get(d, "places");
+	ASSERT_EQ(3, pl->n);
+	EXPECT_STREQ("x", jstr(pl->items[1], "after"));
+	EXPECT_EQ(2, pf_json_get(pl->items[1], "path")->n);
+	EXPECT_TRUE(list_has(jget(pl->items[1], "b.lines"), "z"));
+	EXPECT_STREQ("b", jstr(pl->items[2], "after"));
+	EXPECT_TRUE(list_has(jget(pl->items[2], "a.lines"), "c"));
+	/* --top 1: one place kept, all counted. */
+	pf_json_free(d);
+	d = diff_json(a, b, 1, &ret, NULL);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(1, pf_json_get(d, "places")->n);
+	EXPECT_EQ(3, jnum(d, "calls.places"));
+	EXPECT_EQ(1, pf_json_get(d, "durations")->n);
+	pf_json_free(d);
+	pf_diff_packet_free(a);
+	pf_diff_packet_free(b);
+}
+
+TEST(different_roots_and_no_graph)
+{
+	struct pf_packet *a = mkpkt("ip_rcv(x)");
+	struct pf_packet *b = mkpkt("ipv6_rcv(x)");
+	struct pf_json *d;
+	int ret;
+
+	d = diff_json(a, b, 10, &ret, NULL);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(1, ret);
+	EXPECT_EQ(0, jnum(d, "calls.common"));
+	EXPECT_EQ(2, jnum(d, "calls.only_a"));
+	EXPECT_EQ(0, pf_json_get(jget(d, "divergence"), "path")->n);
+	pf_json_free(d);
+	/* No graph on one side. */
+	pf_diff_packet_free(b);
+	b = mkpkt("ip_rcv");
+	free(b->graph->func);
+	free(b->graph);
+	b->graph = NULL;
+	d = diff_json(a, b, 10, &ret, NULL);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(1, ret);
+	EXPECT_EQ(PF_J_NULL, pf_json_get(d, "b")->type == PF_J_OBJ ?
+			     jget(d, "b.root")->type : PF_J_BOOL);
+	pf_json_free(d);
+	/* Same tree, other stage or fate: they differ. */
+	pf_diff_packet_free(b);
+	b = mkpkt("ip_rcv(x)");
+	strcpy(b->stage, "tx");
+	d = diff_json(a, b, 10, &ret, NULL);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(1, ret);
+	EXPECT_TRUE(jtrue(d, "same_tree"));
+	EXPECT_FALSE(jtrue(d, "same_stage"));
+	pf_json_free(d);
+	strcpy(b->stage, "rx");
+	b->fate = PF_FATE_DROPPED;
+	strcpy(b->drop_reason, "NO_SOCKET");
+	d = diff_json(a, b, 10, &ret, NULL);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(1, ret);
+	EXPECT_FALSE(jtrue(d, "same_fate"));
+	pf_json_free(d);
+	pf_diff_packet_free(a);
+	pf_diff_packet_free(b);
+}
+
+/* Callee lists too long for the table: the greedy alignment, quickly. */
+TEST(long_callee_lists)
+{
+	const size_t n = 3000;
+	struct pf_packet *a = mkpkt("r"), *b = mkpkt("r");
+	struct pf_json *d;
+	size_t i;
+	int ret;
+
+	a->graph->children = calloc(n, sizeof(struct pf_node *));
+	b->graph->children = calloc(n + 1, sizeof(struct pf_node *));
+	for (i = 0; i < n; i++) {
+		char name[32];
+		const char *s = name;
+		uint64_t c;
+
+		snprintf(name, sizeof(name), "f%zu", i % 7);
+		a->graph->children[a->graph->nchildren++] = mk(&s, &c);
+		/* B: the same, with one call more in the middle. */
+		if (i == n / 2) {
+			s = "extra";
+			b->graph->children[b->graph->nchildren++] = mk(&s, &c);
+		}
+		s = name;
+		b->graph->children[b->graph->nchildren++] = mk(&s, &c);
+	}
+	/* Different first and last calls: no common prefix or suffix. */
+	free(b->graph->children[0]->func);
+	b->graph->children[0]->func = strdup("first");
+	free(b->graph->children[n]->func);
+	b->graph->children[n]->func = strdup("last");
+	d = diff_json(a, b, 10, &ret, NULL);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(1, ret);
+	EXPECT_EQ(jnum(d, "a.calls"),
+		  jnum(d, "calls.common") + jnum(d, "calls.only_a"));
+	EXPECT_EQ(jnum(d, "b.calls"),
+		  jnum(d, "calls.common") + jnum(d, "calls.only_b"));
+	/* All but the first and last calls of A are aligned. */
+	EXPECT_GE(jnum(d, "calls.common"), n - 1);
+	pf_json_free(d);
+	pf_diff_packet_free(a);
+	pf_diff_packet_free(b);
+}
+
+TEST(json_reader_refuses)
+{
+	static const char *const bad[] = {
+		"", "{", "[1]", "{\"seq\":-1}", "{\"seq\":1.5}",
+		"{\"seq\":\"1\"}", "{\"graph\":{\"duration_ns\":1}}",
+		"{\"graph\":{\"func\":\"a\",\"children\":{}}}",
+		"{\"graph\":{\"func\":\"a\",\"duration_ns\":\"x\"}}",
+		"{\"fate\":\"maybe\"}", "{\"sport\":65536}",
+		"{\"proto\":\"\\ud800\"}", "{\"proto\":\"\\u0000\"}",
+		"{\"a\":1,}", "{\"a\":01}", "{\"a\":1} x", "{\"a\":\"\x01\"}",
+		"{\"a\":\"\xff\"}", "{\"a\":tru}", "{\"a\":\"\\q\"}",
+	};
+	char err[256], *deep;
+	struct pf_packet *p;
+	size_t i, k;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = pf_diff_packet_json(bad[i], strlen(bad[i]), err,
+					sizeof(err));
+		if (p)
+			TH_LOG("accepted: %s", bad[i]);
+		EXPECT_EQ(NULL, p);
+		EXPECT_NE(0, strlen(err));
+		pf_diff_packet_free(p);
+	}
+	/* A graph one call deeper than the reader keeps. */
+	deep = malloc(64 * (PF_FGRAPH_MAX_DEPTH + 2) + 64);
+	ASSERT_NE(NULL, deep);
+	strcpy(deep, "{\"graph\":");
+	for (k = 0; k <= PF_FGRAPH_MAX_DEPTH + 1; k++)
+		strcat(deep, "{\"func\":\"f\",\"children\":[");
+	for (k = 0; k <= PF_FGRAPH_MAX_DEPTH + 1; k++)
+		strcat(deep, "]}");
+	strcat(deep, "}");
+	p = pf_diff_packet_json(deep, strlen(deep), err, sizeof(err));
+	EXPECT_EQ(NULL, p);
+	pf_diff_packet_free(p);
+	free(deep);
+	/* Escapes and missing members are fine. */
+	p = pf_diff_packet_json("{\"seq\":7,\"proto\":\"\\u0075dp\",\"graph\":"
+				"{\"func\":\"a\\ud83d\\ude00\",\"duration_ns\":null}}",
+				strlen("{\"seq\":7,\"proto\":\"\\u0075dp\",\"graph\":"
+				       "{\"func\":\"a\\ud83d\\ude00\",\"duration_ns\":null}}"),
+				err, sizeof(err));
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(7, p->seq);
+	EXPECT_EQ(7, p->id);
+	EXPECT_STREQ("udp", p->proto);
+	EXPECT_STREQ("l4", p->stage);
+	EXPECT_STREQ("a\xf0\x9f\x98\x80", p->graph->func);
+	EXPECT_FALSE(p->graph->complete);
+	pf_diff_packet_free(p);
+}
+
+/* --- --format chrome --------------------------------------------------------------- */
+
+struct slice {
+	int64_t ts, end;	/* ns */
+	uint64_t tid;
+};
+
+static int slice_cmp(const void *x, const void *y)
+{
+	const struct slice *a = x, *b = y;
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	/* The longer (the caller) first. */
+	return a->end > b->end ? -1 : a->end < b->end;
+}
+
+static int64_t ns_of(double us)
+{
+	return (int64_t)llround(us * 1000.0);
+}
+
+/*
+ * Check @doc against the format; 0 if it holds, else -1 with why on
+ * stderr. *@roots counts the packets' root slices.
+ */
+static int chrome_check(const char *doc, size_t len, size_t *roots)
+{
+	char err[256];
+	struct pf_json *j = pf_json_parse(doc, len, 64, 10000000, err,
+					  sizeof(err));
+	const struct pf_json *ev;
+	struct slice *s = NULL, *stack[1100];
+	size_t i, n = 0, sp = 0;
+	int ret = -1;
+
+	*roots = 0;
+	if (!j) {
+		fprintf(stderr, "# chrome: not JSON: %s\n", err);
+		return -1;
+	}
+	ev = pf_json_get(j, "traceEvents");
+	if (j->type != PF_J_OBJ || !ev || ev->type != PF_J_ARR) {
+		fprintf(stderr, "# chrome: no traceEvents list\n");
+		goto out;
+	}
+	s = calloc(ev->n + 1, sizeof(*s));
+	for (i = 0; i < ev->n; i++) {
+		const struct pf_json *e = ev->items[i];
+		const struct pf_json *ph = pf_json_get(e, "ph");
+		const struct pf_json *ts = pf_json_get(e, "ts");
+		const struct pf_json *pid = pf_json_get(e, "pid");
+		const struct pf_json *tid = pf_json_get(e, "tid");
+		const struct pf_json *dur = pf_json_get(e, "dur");
+		const struct pf_json *name = pf_json_get(e, "name");
+
+		if (e->type != PF_J_OBJ || !ph || ph->type != PF_J_STR ||
+		    !ts || ts->type != PF_J_NUM || !pid || !pid->is_u64 ||
+		    !tid || !tid->is_u64 || !name || name->type != PF_J_STR) {
+			fprintf(stderr, "# chrome: event %zu lacks ph, ts, pid, tid or name\n",
+				i);
+			goto out;
+		}
+		if (!strcmp(ph->str, "M"))
+			continue;
+		if (strcmp(ph->str, "X") && strcmp(ph->str, "i")) {
+			fprintf(stderr, "# chrome: event %zu: ph %s\n", i,
+				ph->str);
+			goto out;
+		}
+		if (!strcmp(ph->str, "i"))
+			continue;
+		if (!dur || dur->type != PF_J_NUM || dur->num < 0 ||
+		    ts->num < 0) {
+			fprintf(stderr, "# chrome: X event %zu: dur < 0 or none\n",
+				i);
+			goto out;
+		}
+		if (!strcmp(jstr(e, "cat"), "packet")) {
+			const struct pf_json *args = pf_json_get(e, "args");
+
+			if (jnum(args, "seq") == UINT64_MAX ||
+			    jnum(args, "id") == UINT64_MAX ||
+			    !*jstr(args, "stage") || !*jstr(args, "proto")) {
+				fprintf(stderr, "# chrome: root %zu: args lack seq, id, stage or proto\n",
+					i);
+				goto out;
+			}
+			++*roots;
+		}
+		s[n].ts = ns_of(ts->num);
+		s[n].end = s[n].ts + ns_of(dur->num);
+		s[n].tid = tid->u64;
+		n++;
+	}
+	/* Each track: slices nested, or one after the other. */
+	qsort(s, n, sizeof(*s), slice_cmp);
+	for (i = 0; i < n; i++) {
+		while (sp && (stack[sp - 1]->tid != s[i].tid ||
+			      stack[sp - 1]->end <= s[i].ts))
+			sp--;
+		if (sp && s[i].end > stack[sp - 1]->end) {
+			fprintf(stderr, "# chrome: tid %" PRIu64 ": [%" PRId64 ", %" PRId64
+				") overlaps [%" PRId64 ", %" PRId64 ") without nesting\n",
+				s[i].tid, s[i].ts, s[i].end, stack[sp - 1]->ts,
+				stack[sp - 1]->end);
+			goto out;
+		}
+		if (sp == sizeof(stack) / sizeof(stack[0])) {
+			fprintf(stderr, "# chrome: nested too deep\n");
+			goto out;
+		}
+		stack[sp++] = &s[i];
+	}
+	ret = 0;
+out:
+	free(s);
+	pf_json_free(j);
+	return ret;
+}
+
+static char *chrome_of(const struct pf_trace *t, size_t *len)
+{
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+
+	if (!m)
+		return NULL;
+	if (pf_render_chrome(m, t)) {
+		fclose(m);
+		free(buf);
+		return NULL;
+	}
+	fclose(m);
+	return buf;
+}
+
+/* python3's json module, if there is a python3: 1 parses, 0 not, -1 none. */
+static int python_parses(const char *doc, size_t len)
+{
+	char path[] = "/tmp/pfchromeXXXXXX", cmd[256];
+	int fd, st;
+	FILE *f;
+
+	if (system("command -v python3 >/dev/null 2>&1"))
+		return -1;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	fwrite(doc, 1, len, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "python3 -m json.tool %s >/dev/null", path);
+	st = system(cmd);
+	unlink(path);
+	return st == 0;
+}
+
+TEST(chrome_fixtures)
+{
+	static const char *const names[][2] = {
+		{ "diff/6.12", "nosock" }, { "diff/6.12", "nft" },
+		{ "diff/6.12", "twice" }, { "diff/6.12", "abstime" },
+		{ "stages", "rx-tx" }, { "6.12", "cpus2" }, { "6.1", "cpus2" },
+		{ "6.12", "irqs" }, { "6.12", "lost" },
+		{ "6.1", "udp-count3-truncated" }, { "6.1", "icmpv6" },
+	};
+	size_t k, roots;
+	int py = -2;
+
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		struct pf_trace *t = fixture_trace(names[k][0], names[k][1]);
+		size_t len = 0, graphs = 0, i;
+		char *doc;
+
+		ASSERT_NE(NULL, t);
+		doc = chrome_of(t, &len);
+		ASSERT_NE(NULL, doc);
+		if (chrome_check(doc, len, &roots))
+			TH_LOG("%s/%s: not valid", names[k][0], names[k][1]);
+		EXPECT_EQ(0, chrome_check(doc, len, &roots));
+		for (i = 0; i < t->npackets; i++)
+			graphs += t->packets[i]->graph != NULL;
+		EXPECT_EQ(graphs, roots);
+		if (k < 4 || py == 1) {
+			py = python_parses(doc, len);
+			if (py >= 0)
+				EXPECT_EQ(1, py);
+		}
+		free(doc);
+		pf_trace_free(t);
+	}
+	if (py < 0)
+		TH_LOG("no python3: its JSON parser not tried");
+}
+
+/* funcgraph-abstime: the root and its callees start at their timestamps. */
+TEST(chrome_abstime)
+{
+	struct pf_trace *t = fixture_trace("diff/6.12", "abstime");
+	struct pf_json *j;
+	const struct pf_json *ev;
+	char *doc, err[256];
+	size_t len = 0, i, found = 0;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(1, t->npackets);
+	ASSERT_NE(NULL, t->packets[0]->graph);
+	EXPECT_TRUE(t->packets[0]->graph->has_start);
+	/* "59.538705 |   0)  |  udp_rcv() {" */
+	EXPECT_EQ(59538705000ULL, t->packets[0]->graph->start_ns);
+	doc = chrome_of(t, &len);
+	ASSERT_NE(NULL, doc);
+	j = pf_json_parse(doc, len, 64, 1000000, err, sizeof(err));
+	ASSERT_NE(NULL, j);
+	ev = pf_json_get(j, "traceEvents");
+	for (i = 0; i < ev->n; i++) {
+		const struct pf_json *e = ev->items[i];
+
+		if (!strcmp(jstr(e, "name"), "udp_rcv")) {
+			EXPECT_EQ(59538705000LL,
+				  ns_of(pf_json_get(e, "ts")->num));
+			found++;
+		}
+		/* "59.538750 | 0) | udp4_lib_lookup2() {", the second one */
+		if (!strcmp(jstr(e, "name"), "udp4_lib_lookup2") &&
+		    ns_of(pf_json_get(e, "ts")->num) == 59538750000LL)
+			found++;
+	}
+	EXPECT_EQ(2, found);
+	pf_json_free(j);
+	free(doc);
+	pf_trace_free(t);
+}
+
+/* Without timestamps: callees one after the other from the caller's start. */
+TEST(chrome_reconstructed)
+{
+	static const char trace[] =
+		" 0)               |  /* pktfilt_packet: seq=1 cpu=0 proto=udp saddr=10.9.0.1 daddr=10.9.0.2 sport=1 dport=2 ifindex=2 netns=1 stage=rx id=1 root=ip_rcv */\n"
+		" 0)               |  ip_rcv() {\n"
+		" 0)   1.000 us    |    a();\n"
+		" 0)   2.500 us    |    b();\n"
+		" 0)   3.000 us    |  }\n"
+		" 1)               |  /* pktfilt_packet: seq=2 cpu=1 proto=udp saddr=10.9.0.1 daddr=10.9.0.2 sport=1 dport=2 ifindex=2 netns=1 stage=rx id=2 root=ip_rcv */\n"
+		" 1)               |  ip_rcv() {\n"
+		" 1)               |    c() {\n";
+	static const char *const want =
+		"{\"name\":\"a\",\"cat\":\"call\",\"ph\":\"X\",\"ts\":0.000,\"dur\":1.000,\"pid\":1,\"tid\":0},\n"
+		"{\"name\":\"b\",\"cat\":\"call\",\"ph\":\"X\",\"ts\":1.000,\"dur\":2.000,\"pid\":1,\"tid\":0,\"args\":{\"duration_ns\":2500}},\n"
+		"{\"name\":\"ip_rcv\",\"cat\":\"packet\",\"ph\":\"X\",\"ts\":0.000,\"dur\":3.000,\"pid\":1,\"tid\":0,\"args\":{\"seq\":1,";
+	struct pf_trace *t = pf_fgraph_parse_buf(trace, sizeof(trace) - 1);
+	size_t len = 0, roots;
+	char *doc;
+
+	ASSERT_NE(NULL, t);
+	doc = chrome_of(t, &len);
+	ASSERT_NE(NULL, doc);
+	EXPECT_NE(NULL, strstr(doc, want));
+	/* The second packet 10 us after the first, on CPU 1; its calls
+	 * without a return last as long as their callees: 0. */
+	EXPECT_NE(NULL, strstr(doc, "{\"name\":\"c\",\"cat\":\"call\",\"ph\":\"X\",\"ts\":13.000,\"dur\":0.000,\"pid\":1,\"tid\":1,\"args\":{\"returned\":false}}"));
+	EXPECT_NE(NULL, strstr(doc, "\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":1,\"args\":{\"name\":\"CPU 1\"}"));
+	EXPECT_NE(NULL, strstr(doc, "\"complete\":false,\"incomplete\":"));
+	EXPECT_EQ(0, chrome_check(doc, len, &roots));
+	EXPECT_EQ(2, roots);
+	free(doc);
+	pf_trace_free(t);
+
+	/* No packet at all: still a valid document. */
+	t = pf_fgraph_parse_buf("", 0);
+	ASSERT_NE(NULL, t);
+	doc = chrome_of(t, &len);
+	ASSERT_NE(NULL, doc);
+	EXPECT_EQ(0, chrome_check(doc, len, &roots));
+	EXPECT_EQ(0, roots);
+	free(doc);
+	pf_trace_free(t);
+}
+
+/* --- the command line -------------------------------------------------------------- */
+
+static char *fixture_path(const char *dir, const char *name, char *buf,
+			  size_t size)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(buf, size, "%s/fixtures/%s/%s.txt", exe, dir, name);
+	return buf;
+}
+
+static int run(const char *a0, const char *a1, const char *a2,
+	       const char *a3, const char *a4, const char *a5)
+{
+	char *argv[] = { (char *)a0, (char *)a1, (char *)a2, (char *)a3,
+			 (char *)a4, (char *)a5, NULL };
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	return pf_diff_run(NULL, argc, argv);
+}
+
+/* report --format json of fixtures/diff/6.12/NAME into @f. */
+static int write_json(FILE *f, const char *name)
+{
+	struct pf_trace *t = fixture_trace("diff/6.12", name);
+	int ret;
+
+	if (!t)
+		return -ENOENT;
+	ret = pf_render_json(f, t);
+	pf_trace_free(t);
+	return ret;
+}
+
+TEST(command_line)
+{
+	char nosock[PATH_MAX + 128], twice[PATH_MAX + 128], out[] =
+		"/tmp/pfdiffXXXXXX", json[] = "/tmp/pfdiffjXXXXXX";
+	char *text = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int fd;
+
+	ASSERT_NE(NULL, fixture_path("diff/6.12", "nosock", nosock,
+				     sizeof(nosock)));
+	ASSERT_NE(NULL, fixture_path("diff/6.12", "twice", twice,
+				     sizeof(twice)));
+	fd = mkstemp(out);
+	ASSERT_LE(0, fd);
+	close(fd);
+	EXPECT_EQ(1, run("-o", out, nosock, "1", "2", NULL));
+	EXPECT_EQ(1, run("-o", out, nosock, "seq:1", nosock, "id:2"));
+	EXPECT_EQ(0, run("-o", out, nosock, "1", "1", NULL));
+	EXPECT_EQ(0, run("-o", out, twice, "5", twice, "5"));
+	/* The first packet of each, as JSON written by report. */
+	fd = mkstemp(json);
+	ASSERT_LE(0, fd);
+	f = fdopen(fd, "w");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(0, write_json(f, "nosock"));
+	fclose(f);
+	EXPECT_EQ(0, run("-o", out, json, nosock, NULL, NULL));
+	EXPECT_EQ(1, run("-o", out, "--format=json", json, "2", nosock));
+	f = fopen(out, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_LT(0, getdelim(&text, &cap, '\0', f));
+	fclose(f);
+	EXPECT_EQ(0, strncmp(text, "{\"a\":{\"file\":", 13));
+	EXPECT_NE(NULL, strstr(text, "\"seq\":2,"));
+	free(text);
+	/* Usage errors and trouble: 2. */
+	EXPECT_EQ(2, run(nosock, NULL, NULL, NULL, NULL, NULL));
+	EXPECT_EQ(2, run(nosock, "1", NULL, NULL, NULL, NULL));
+	EXPECT_EQ(2, run(nosock, "1", "2", "3", NULL, NULL));
+	EXPECT_EQ(2, run("1", "2", NULL, NULL, NULL, NULL));
+	EXPECT_EQ(2, run(nosock, "id:x", "2", NULL, NULL, NULL));
+	EXPECT_EQ(2, run("--format", "svg", nosock, "1", "2", NULL));
+	EXPECT_EQ(2, run("--top", "0", nosock, "1", "2", NULL));
+	EXPECT_EQ(2, run("--stage", "l3", nosock, "1", "2", NULL));
+	EXPECT_EQ(2, run("--bogus", nosock, "1", "2", NULL, NULL));
+	EXPECT_EQ(2, run("-o", out, nosock, "1", "99", NULL));
+	EXPECT_EQ(2, run("-o", out, "/nonexistent/x", "1", "2", NULL));
+	EXPECT_EQ(2, run("-o", out, "--stage", "tx", nosock, "id:1"));
+	unlink(out);
+	unlink(json);
+}
+
+TEST_HARNESS_MAIN

@@ -906,7 +906,14 @@ static void text_path(FILE *out, const struct pf_node *const *path,
 
 static void text_call(FILE *out, const struct pf_node *node)
 {
-	fprintf(out, "%s() ", node->func);
+	const char *mod = strstr(node->func, " [");
+
+	/* "veth_xmit() [veth]", as the trace prints it */
+	if (mod)
+		fprintf(out, "%.*s()%s ", (int)(mod - node->func), node->func,
+			mod);
+	else
+		fprintf(out, "%s() ", node->func);
 	if (node->complete)
 		put_us(out, node->duration_ns);
 	else
@@ -969,6 +976,8 @@ static void text_divergence(FILE *out, const struct place *p)
 			fputs("did not return", out);
 		fputc('\n', out);
 	}
+	if (!p->na)
+		fprintf(out, "-   %*s(A: nothing more here)\n", (int)(2 * d), "");
 	for (i = 0; i < p->nb; i++) {
 		fprintf(out, "+   %*s%s    B: %" PRIu64 " call%s, ", (int)(2 * d),
 			"", p->b[i]->func, count_calls(p->b[i]),
@@ -979,8 +988,6 @@ static void text_divergence(FILE *out, const struct place *p)
 			fputs("did not return", out);
 		fputc('\n', out);
 	}
-	if (!p->na)
-		fprintf(out, "-   %*s(A: nothing more here)\n", (int)(2 * d), "");
 	if (!p->nb)
 		fprintf(out, "+   %*s(B: nothing more here)\n", (int)(2 * d), "");
 }

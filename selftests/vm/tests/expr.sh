@@ -1,0 +1,326 @@
+# SPDX-License-Identifier: GPL-2.0
+# Issue 15's filter expressions in the VM: the oracle (the module's
+# decisions against libpcap's, packet for packet), an expression ANDed
+# with the structured predicates, show, the refusals, and the l4 and tx
+# stages with real traffic.
+#
+#	selftests/vm/run --kernel 6.12 -- sh selftests/vm/tests/expr.sh [CASE...]
+#
+# CASEs (default: all, in this order): oracle anded show refused stages.
+#
+# oracle: selftests/vm/expr/corpus is ~60 varied IPv4 and IPv6 packets
+# (TCP flags and ports, UDP, ICMP and ICMPv6 types, IPv4 options, IPv4
+# and IPv6 fragments, IPv6 extension headers, TTLs, classes, lengths),
+# packet N from 10.77.0.N or fd77::N; selftests/vm/expr/cases holds, for
+# each expression, the packets that libpcap in user space matches
+# (pcap_offline_filter; selftests/host/expr-oracle writes both files and
+# make check proves they are this libpcap's answers). For each expression:
+# pktfilt set --at rx --count 0 EXPR, every packet of the corpus sent from
+# namespace a over veth to b (pfinject: the bytes as they are, so
+# ip_rcv()/ipv6_rcv() in b sees exactly them), and the sources of the
+# pktfilt_packet events are the expected set, no more, no less, no packet
+# twice. anded: the same with structured flags (--proto, --dport) given
+# too, the expected set computed from the packets' keys. The recipe is
+# the manual one (function_graph, set_graph_function = the stages'
+# roots, max_graph_depth 3 so that the graphs stay short under TCG; put
+# back at the end); every event must head a graph.
+. /pktfilt/selftests/vm/lib.sh
+. /pktfilt/selftests/vm/tests/common.sh
+
+EXPR_DIR=/pktfilt/selftests/vm/expr
+CORPUS=$EXPR_DIR/corpus
+ROOTS="ip_rcv ipv6_rcv ip_local_out ip6_local_out"
+NPKT=$(grep -c '^[0-9]' $CORPUS)
+
+# --- tracing -------------------------------------------------------------------
+
+expr_trace_start() {
+	echo 0 > $T/tracing_on
+	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	echo 0 > $T/options/funcgraph-irqs
+	echo "$ROOTS $HANDLERS" > $T/set_graph_function
+	OLD_DEPTH=$(cat $T/max_graph_depth)
+	echo 3 > $T/max_graph_depth
+	if [ "$(cat $T/current_tracer)" != function_graph ]; then
+		echo function_graph > $T/current_tracer
+	fi
+	echo > $T/trace
+	echo 1 > $T/events/pktfilt/enable
+	echo 1 > $T/tracing_on
+}
+
+expr_trace_end() {
+	echo 0 > $T/tracing_on
+	echo > $T/trace
+	echo 0 > $T/events/pktfilt/enable
+	echo "${OLD_DEPTH:-0}" > $T/max_graph_depth
+	echo > $T/set_graph_function
+	echo 1 > $T/tracing_on
+}
+
+# overruns: events lost to a full ring buffer, all CPUs.
+overruns() { cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }'; }
+
+# The trace so far to /tmp/trace.txt (tracing stays on), and the buffer
+# emptied.
+trace_grab() {
+	cat $T/trace > /tmp/trace.txt
+	echo > $T/trace
+}
+
+# describe IDS...: each packet's corpus line without its hex.
+describe() {
+	for _i in "$@"; do
+		awk -v n="$_i" '$1 == n { $2 = ""; print "#     " $0 }' $CORPUS
+	done
+}
+
+# --- sending -------------------------------------------------------------------
+
+MAC_B=
+inject() {
+	_before=$(pf_stat seen)
+	if ! ip netns exec a pfinject --dev veth-a --dst-mac "$MAC_B" "$@" $CORPUS >/dev/null; then
+		return 1
+	fi
+	# Every packet passes the rx hook once: wait until it has seen them
+	# (they are received in pfinject's own sendto(), unless ksoftirqd
+	# took over), 3 s at most.
+	_n=$NPKT
+	case "$*" in *--only*) _n=1 ;; esac
+	_i=0
+	while [ $(($(pf_stat seen) - _before)) -lt "$_n" ] && [ $_i -lt 30 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 0
+}
+
+# --- the oracle ----------------------------------------------------------------
+
+# one_case FLAGS EXPR WANT: arm (replacing the armed filter: the hooks
+# and the gate stay), inject the corpus, compare.
+one_case() {
+	_flags=$1 _expr=$2 _want=$3
+	[ "$_flags" = - ] && _flags=
+	[ "$_want" = - ] && _want=
+	_name="'$_expr'${_flags:+ with $_flags}"
+	echo > $T/trace
+	# shellcheck disable=SC2086 # the flags are words
+	if ! _out=$(pktfilt set --at rx --count 0 $_flags "$_expr" 2>&1); then
+		fail "$_name: pktfilt set" "$_out"
+		return
+	fi
+	if ! inject; then
+		fail "$_name: pfinject" "could not send the corpus"
+		return
+	fi
+	trace_grab
+	# The corpus numbers of the events' sources (10.77.0.N, fd77::N:
+	# N; the namespaces' own packets left out), in corpus order, and
+	# the number of events.
+	_got=$(awk '/pktfilt_packet:/ {
+		ev++
+		if (match($0, / saddr=(10\.77\.0\.|fd77::)[0-9]+ /)) {
+			s = substr($0, RSTART, RLENGTH - 1)
+			sub(/.*[.:]/, "", s)
+			id[++n] = s + 0
+		}
+	}
+	END {
+		for (i = 1; i <= n; i++)	# insertion sort: a few dozen
+			for (j = i; j > 1 && id[j - 1] > id[j]; j--) {
+				t = id[j]; id[j] = id[j - 1]; id[j - 1] = t
+			}
+		printf "%d", ev + 0
+		for (i = 1; i <= n; i++)
+			printf " %d", id[i]
+	}' /tmp/trace.txt)
+	_ev=${_got%% *}
+	_got=${_got#"$_ev"}
+	_got=${_got# }
+	_ngot=$(echo "$_got" | wc -w)
+	if [ "$_got" = "$_want" ]; then
+		ok "$_name: the module matches the $_ngot of $NPKT packets libpcap does"
+	else
+		fail "$_name" "module: [$_got], libpcap: [$_want]"
+		_missed=$(for _i in $_want; do case " $_got " in *" $_i "*) ;; *) echo "$_i" ;; esac; done)
+		_extra=$(for _i in $_got; do case " $_want " in *" $_i "*) ;; *) echo "$_i" ;; esac; done)
+		[ -n "$_missed" ] && echo "#   libpcap matches, the module does not:" && describe $_missed
+		[ -n "$_extra" ] && echo "#   the module matches, libpcap does not (or twice):" && describe $_extra
+	fi
+	# Every event headed a graph rooted at ip_rcv()/ipv6_rcv().
+	_roots=$(trace_roots | grep -cxE 'ip_rcv|ipv6_rcv')
+	if [ "$_ev" != "$_roots" ]; then
+		echo "# $_name: $_ev events, $_roots graphs at ip_rcv/ipv6_rcv"
+	fi
+}
+
+# run_cases FILTER: the lines of cases whose FLAGS are "-" (FILTER plain)
+# or not (anded).
+run_cases() {
+	_o0=$(overruns)
+	_tab=$(printf '\t')
+	grep -v '^#' $EXPR_DIR/cases | while IFS=$_tab read -r flags expr want; do
+		case $1$flags in
+		plain-|anded-) [ "$1" = plain ] || continue ;;
+		plain*) continue ;;
+		esac
+		one_case "$flags" "$expr" "$want"
+	done > /tmp/expr-cases.out
+	pktfilt clear
+	cat /tmp/expr-cases.out
+	# The subshell's counts: from its ok/not ok lines.
+	VMTEST_PASSED=$((VMTEST_PASSED + $(grep -c '^ok ' /tmp/expr-cases.out)))
+	VMTEST_FAILED=$((VMTEST_FAILED + $(grep -c '^not ok ' /tmp/expr-cases.out)))
+	_bad=$(grep -c '^# .*events, .* graphs at' /tmp/expr-cases.out)
+	expect_eq "$1: every event heads a graph at ip_rcv/ipv6_rcv" "$_bad" 0
+	expect_eq "$1: no trace data lost (ring buffer overruns)" "$(($(overruns) - _o0))" 0
+}
+
+oracle_cases() { run_cases plain; }
+anded_cases() { run_cases anded; }
+
+# --- show, refusals ------------------------------------------------------------
+
+show_cases() {
+	e="udp and (port 53 or port 853) and ip[8] != 0"
+	if ! out=$(pktfilt set --at rx --proto udp --count 0 "$e" 2>&1); then
+		fail "show: pktfilt set" "$out"
+		return
+	fi
+	line=$(pktfilt show | grep '^filter: ')
+	case $line in
+	*"--proto udp"*"'$e'"*) ok "show prints the expression as written, with the flags: $line" ;;
+	*) fail "show prints the expression" "got '$line'" ;;
+	esac
+	# Pasted as it is, show's line arms the same filter.
+	pktfilt clear
+	pktfilt set --at rx --count 0 "ip and ip[8] != 0" >/dev/null 2>&1
+	line=$(pktfilt show | sed -n "s/^filter: *//p")
+	if [ -n "$line" ] && eval "$line" 2>/dev/null &&
+	   [ "$(pktfilt show | grep '^filter: ')" = "filter:      $line" ]; then
+		ok "show's line, pasted, arms the same filter"
+	else
+		fail "show's line, pasted, arms the same filter" "'$line'"
+	fi
+	pktfilt clear
+}
+
+# refused NAME WANT-IN-STDERR ARGS...: pktfilt set ARGS exits 2 and says WANT.
+refused() {
+	_name=$1 _want=$2
+	shift 2
+	_out=$(pktfilt set "$@" 2>&1)
+	_rc=$?
+	case $_out in
+	*"$_want"*) _said=1 ;;
+	*) _said=0 ;;
+	esac
+	if [ "$_rc" = 2 ] && [ "$_said" = 1 ] && ! pktfilt show | grep -q '^state: *armed'; then
+		ok "$_name: exit 2, '$_out'"
+	else
+		fail "$_name" "exit $_rc, '$_out' (want exit 2 and '$_want')"
+	fi
+}
+
+refused_cases() {
+	pktfilt clear 2>/dev/null
+	refused "a syntax error" "filter expression 'tcp port': can't parse filter expression: syntax error" --at rx 'tcp port'
+	refused "an unknown word" "filter expression 'udp and bogus 5'" --at rx 'udp and bogus 5'
+	refused "ether host: the link layer" "'ether' and other link-layer words do not apply" \
+		--at rx 'ether host 02:00:00:00:00:01'
+	refused "vlan: the link layer" "'vlan' and other link-layer words do not apply" --at rx 'vlan and udp'
+	refused "a port out of range" "filter expression 'port 70000'" --at rx 'port 70000'
+	# protochain compiles to a loop (a backward jump), which libpcap's
+	# interpreter runs and the kernel's classic BPF checker refuses.
+	out=$(pktfilt set --at rx 'ip6 protochain 17' 2>&1)
+	rc=$?
+	case $rc:$out in
+	0:*) fail "ip6 protochain: refused by the kernel's checker" "armed" ;;
+	*bpf_check_classic*) ok "ip6 protochain: refused by the kernel's checker (exit $rc): $(echo "$out" | head -1)" ;;
+	*) fail "ip6 protochain: refused by the kernel's checker" "exit $rc, '$out'" ;;
+	esac
+	pktfilt clear 2>/dev/null
+}
+
+# --- the l4 and tx stages, real traffic ----------------------------------------
+
+# stage_case STAGE EXPR WANT-EVENTS WANT-ROOTS-RE SENDS...: pfsend's traffic
+# from a to b (each SEND one pfsend command line), with EXPR armed at STAGE;
+# WANT-EVENTS events, all with stage=STAGE and dport 853 or 8443, and as
+# many graphs rooted at WANT-ROOTS-RE.
+stage_case() {
+	st=$1 e=$2 want=$3 roots=$4
+	shift 4
+	trace_grab
+	if ! out=$(pktfilt set --at "$st" --count 0 "$e" 2>&1); then
+		fail "--at $st '$e': pktfilt set" "$out"
+		return
+	fi
+	for s in "$@"; do
+		# shellcheck disable=SC2086 # a command line
+		ip netns exec a pfsend $s -q 2>/dev/null
+	done
+	sleep 0.3
+	pktfilt clear
+	trace_grab
+	ev=$(trace_events | wc -l)
+	good=$(trace_events | grep " stage=$st " | grep -cE ' dport=(853|8443) ')
+	r=$(trace_roots | grep -cxE "$roots")
+	if [ "$ev" = "$want" ] && [ "$good" = "$want" ] && [ "$r" = "$want" ]; then
+		ok "--at $st '$e': $want packet(s) of the traffic, graphed at $roots"
+	else
+		fail "--at $st '$e'" "events=$ev (stage=$st, dport 853/8443: $good) graphs=$r, want $want"
+		trace_events | head -8 | sed 's/^/#   /'
+		trace_roots | sort | uniq -c | sed 's/^/#   /'
+	fi
+}
+
+stages_cases() {
+	# The expression reads bytes at fixed offsets from the IP header:
+	# at l4 the module pushes the IP header back for the program.
+	e='udp dst port 853 and (ip[8] = 64 or ip6[7] = 64)'
+	for st in l4 tx; do
+		case $st in
+		l4) roots='udp_rcv|udpv6_rcv' ;;
+		tx) roots='ip_local_out|ip6_local_out' ;;
+		esac
+		stage_case $st "$e" 4 "$roots" \
+			"udp --dst 10.9.0.2 --dport 853 --count 2" \
+			"udp --dst 10.9.0.2 --dport 854 --count 2" \
+			"udp -6 --dst fd00::2 --dport 853 --count 2" \
+			"udp -6 --dst fd00::2 --dport 854 --count 2"
+	done
+	# TCP flags at l4: the SYN, not the RST|ACK b answers with.
+	stage_case l4 'tcp[tcpflags] & tcp-syn != 0 and tcp port 8443' 1 'tcp_v4_rcv' \
+		"tcp --dst 10.9.0.2 --dport 8443 --count 1" \
+		"tcp --dst 10.9.0.2 --dport 8444 --count 1"
+}
+
+# --- main ----------------------------------------------------------------------
+
+cases=${*:-oracle anded show refused stages}
+ns_setup || { fail "ns_setup"; summary; exit 1; }
+MAC_B=$(mac b veth-b)
+check "insmod" insmod $PKTFILT_KO
+expr_trace_start
+if ! pktfilt set --at rx --count 0 'ip' >/dev/null 2>&1; then
+	fail "pktfilt set takes an expression" "$(pktfilt set --at rx --count 0 ip 2>&1)"
+	expr_trace_end
+	summary
+	exit 1
+fi
+pktfilt clear
+for c in $cases; do
+	case $c in
+	oracle | anded | show | refused | stages) "${c}_cases" ;;
+	*) fail "unknown case $c" ;;
+	esac
+	echo "# $c: done at $(cut -d' ' -f1 /proc/uptime) s"
+done
+expr_trace_end
+check "rmmod" rmmod pktfilt
+ns_cleanup
+check_dmesg
+summary

@@ -8,10 +8,12 @@
 # txrx count unload; and tool. topo checks the topology and nftables alone
 # (no module); the others need a module and tool that take --at (else: one
 # failure saying so, and they are skipped). tool is a group of its own in
-# make check ("journey.sh topo tool"): each pktfilt trace switches the
-# tracer, the first from function_graph on every function to nop, where the
-# emulator fault of selftests/vm/README.md strikes now and then, and a
-# retried group should be a short one.
+# make check ("journey.sh tool", in the shared boot, which has no NICs and
+# the nop tracer): each pktfilt trace switches the tracer, and from
+# function_graph on every function (the journey boot's) to nop, the
+# emulator fault of selftests/vm/README.md froze or soft-locked the guest
+# in 2 of 2 boots on 6.1 (2026-11-25, host load 6-7), where from nop it
+# patches only the trace's scope.
 #
 # Topology: journey-topo.sh (a - r - b over veth with r forwarding, a - b
 # direct, x - y over the virtio NICs with GRO on). Graph roots: rx ip_rcv /
@@ -187,7 +189,10 @@ g_show() {
 # satisfy COND ("n=K": exactly K of them).
 g_expect_n() {
 	_n=$(g_count "$2")
-	if [ "$_n" = "$3" ]; then ok "$1"; else fail "$1" "$_n graph(s) match '$2', want $3"; g_show; fi
+	if [ "$_n" = "$3" ]; then ok "$1"; return 0; fi
+	fail "$1" "$_n graph(s) match '$2', want $3"
+	g_show
+	return 1
 }
 
 # --- sending -------------------------------------------------------------------
@@ -373,7 +378,9 @@ rx_case() {
 	[ -n "$lp" ] && wait $lp
 	sleep 0.5
 	jtrace_stop
-	g_expect_n "$name: one graph (near misses untraced)" . 1
+	g_expect_n "$name: one graph (near misses untraced)" . 1 ||
+		pktfilt show | grep -E 'matched|traced|not ready|gate missed|followed|dropped' |
+			tr -s ' ' | tr '\n' ' ' | sed 's/^/# show: /; s/$/\n/'
 	line=$(grep '^G ' $J/graphs | head -1)
 	case $line in
 	*" stage=rx eroot=$root netns=$(netns_inode $rcv) ifindex=$(ifindex $rcv $dev) proto=$(pname $p $f) root=$root "*)
@@ -814,7 +821,11 @@ HAVE_NICS=0
 nics_setup
 case $? in
 0) HAVE_NICS=1; ok "topology: virtio-net NICs in x and y" ;;
-2) fail "topology: virtio-net NICs" "none (run selftests/vm/run with --nics 2)" ;;
+2) if [ "${*:-}" = tool ]; then
+	echo "# no virtio-net NICs (not needed by tool)"
+   else
+	fail "topology: virtio-net NICs" "none (run selftests/vm/run with --nics 2)"
+   fi ;;
 *) fail "topology: virtio-net NICs in x and y" ;;
 esac
 check "nftables rules in r and b" nft_setup

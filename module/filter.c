@@ -54,11 +54,11 @@ static DEFINE_IRQ_WORK(pf_stale_irq_work, pf_stale_irq_work_fn);
  * count is claimed: --count counts packets).
  *
  * Only a packet that is traced is claimed from the count and announced:
- * the gate is prepared first (pf_gate_prepare(), the one step that can
- * fail: a kretprobe instance missed), then the count is claimed, the
- * packet announced, and the gate opened by a plain kprobe that cannot
- * miss here (pf_gate_prepare() checked the context). So "traced" equals
- * the graphs recorded and --count N is exact by construction.
+ * the gate's context is checked first (pf_gate_prepare()), then the count
+ * is claimed, the packet announced, and the gate opened by a kprobe that
+ * cannot miss here (a hook is never inside another kprobe's handler). So
+ * "traced" equals the graphs recorded and --count N is exact by
+ * construction.
  */
 bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 {

@@ -6,18 +6,25 @@
  * ftrace's PID filter caches its decision per CPU, in
  * tr->array_buffer.data->ftrace_ignore_pid, written at every context switch
  * by ftrace_filter_pid_sched_switch_probe() from trace_ignore_this_task().
- * The gate calls that probe itself, for current, three times:
- *  1. unforced, while a kretprobe records what trace_ignore_this_task()
- *     answers for current: the per-CPU value stays as it was, and we learn
- *     how to put it back;
- *  2. with trace_ignore_this_task() skipped and answering false (a kprobe
- *     returns straight to the caller): the probe writes current->pid and
- *     every function entered from then on is traced (6.11+ fgraph also
- *     requires pid == current->pid, which this satisfies);
- *  3. after the handler, skipped again and answering what step 1 recorded:
- *     the per-CPU value is what it was. The body of trace_ignore_this_task()
- *     (a PID list lookup under a traced spinlock) does not run while the CPU
- *     is traced, so nothing but the handler shows in the graph.
+ * The gate calls that probe itself, for current, twice:
+ *  1. to open: a kprobe at the entry of trace_ignore_this_task() hands it
+ *     no PID lists (its first two arguments NULL), so it answers false
+ *     ("trace this task"): the probe writes current->pid and every function
+ *     entered from then on is traced (6.11+ fgraph also requires pid ==
+ *     current->pid, which this satisfies);
+ *  2. to close, after the handler: unforced. trace_ignore_this_task() gives
+ *     the answer ftrace itself gives current at a context switch, and the
+ *     probe writes what the per-CPU value is whenever current runs. Its
+ *     body (a PID list lookup; in kernels before 7.x under a spinlock whose
+ *     functions are traced) runs while the CPU is still traced, after the
+ *     handler returned: outside the graph, and not recorded at all with
+ *     set_graph_function on the roots, as pktfilt trace sets it.
+ * The kprobe only changes argument registers, never the return address, so
+ * the kernel may optimize it into a jump (optprobe): at every context
+ * switch, while armed, the scheduler's own call of trace_ignore_this_task()
+ * passes a jump and a quick "not ours" instead of two int3 traps (the cost
+ * BENCHMARKS.md measured, about 700 instructions per switch, with the
+ * kretprobe and int3 kprobe this gate used before).
  *
  * No private structure is read or written, and nothing is looked up with
  * kallsyms_lookup_name(). The probe and its trace_array are taken from the
@@ -45,9 +52,9 @@
  *  - pf_probe(): ftrace_filter_pid_sched_switch_probe(), the very pointer
  *    the scheduler calls through the sched_switch tracepoint, so an
  *    address-taken function start; pf_probe_lookup() also checks ENDBR64.
- * The kprobe, kretprobe and RT sched_switch handlers are called by the
- * kernel through pointers; their addresses are taken here, so the compiler
- * gives them ENDBR64.
+ * The kprobe and RT sched_switch handlers are called by the kernel through
+ * pointers; their addresses are taken here, so the compiler gives them
+ * ENDBR64.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -59,13 +66,12 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
-#include <asm/text-patching.h>
 #include <trace/events/sched.h>
 
 #include "internal.h"
 
 #ifndef CONFIG_X86_64
-#error "the gate returns from a kprobe with int3_emulate_ret(): x86-64 only"
+#error "the gate's kprobe changes x86-64 argument registers: x86-64 only"
 #endif
 
 #define PF_PROBE_NAME	"ftrace_filter_pid_sched_switch_probe"
@@ -86,17 +92,14 @@ static struct tracepoint *pf_sched_switch;
 static typeof(&pf_switch_probe) pf_probe;
 static void *pf_trace;
 
-/* What the kprobes do to trace_ignore_this_task() on this CPU. */
+/* What the kprobe does to trace_ignore_this_task() on this CPU. */
 enum pf_mode {
 	PF_MODE_NONE,		/* nothing: a context switch, someone else */
-	PF_MODE_OBSERVE,	/* record its answer in pf_answer */
-	PF_MODE_SKIP,		/* do not run it, answer pf_answer */
-	PF_MODE_CLOSE,		/* the same, called with interrupts off */
-	PF_MODE_REOPEN,		/* do not run it, answer false; in sched_switch */
+	PF_MODE_OPEN,		/* no PID lists: it answers false */
+	PF_MODE_REOPEN,		/* the same, with interrupts off (settle, RT) */
 };
 
 static DEFINE_PER_CPU(int, pf_mode);
-static DEFINE_PER_CPU(unsigned long, pf_answer);
 static DEFINE_PER_CPU(int, pf_done);	/* the kprobe did what pf_mode said */
 static DEFINE_PER_CPU(int, pf_open);	/* between open and close */
 static DEFINE_PER_CPU(struct task_struct *, pf_open_task);	/* who opened */
@@ -208,102 +211,42 @@ static bool notrace pf_is_gate_call(struct pt_regs *regs, int mode)
 	       (regs->flags & X86_EFLAGS_IF);
 }
 
-/*
- * Closing is the exception: an interrupt that became pending while the int3
- * ran would be delivered at its iret, before the probe writes the per-CPU
- * value, i.e. still traced, at depth 0 after the graph. So the gate closes
- * with interrupts off, and no hardirq can call in meanwhile.
- */
-static bool notrace pf_is_close_call(struct pt_regs *regs)
-{
-	return this_cpu_read(pf_mode) == PF_MODE_CLOSE &&
-	       !(regs->flags & X86_EFLAGS_IF);
-}
-
-/* The RT re-open from our sched_switch probe: interrupts off too. */
+/* Settling and the RT re-open: interrupts off. */
 static bool notrace pf_is_reopen_call(struct pt_regs *regs)
 {
 	return this_cpu_read(pf_mode) == PF_MODE_REOPEN &&
 	       !(regs->flags & X86_EFLAGS_IF);
 }
 
-/* Entry of trace_ignore_this_task(): only step 1 needs the return. */
-static int notrace pf_tit_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	return pf_is_gate_call(regs, PF_MODE_OBSERVE) ? 0 : 1;
-}
-
-static int notrace pf_tit_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	this_cpu_write(pf_answer, regs_return_value(regs));
-	this_cpu_write(pf_done, 1);
-	return 0;
-}
-
-static struct kretprobe pf_tit_krp = {
-	.kp.symbol_name	= "trace_ignore_this_task",
-	.entry_handler	= pf_tit_entry,
-	.handler	= pf_tit_return,
-};
-
 /*
- * Steps 2 and 3: return to the caller with pf_answer, as the function's own
- * ret would. The probe sits on the function entry (checked at arm time), so
- * the return address is on top of the stack. It is an int3 probe, never an
- * optimized jump (see pf_tit_post), so changing regs->ip is honoured.
+ * At the entry of trace_ignore_this_task(filtered_pids, filtered_no_pids,
+ * task): for the gate's own calls, no lists, so the answer is false. The
+ * arguments are still in their registers (x86-64: rdi, rsi), and an
+ * optimized probe restores the registers it saved, changes included.
  */
 static int notrace pf_tit_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	if (pf_is_reopen_call(regs)) {
-		regs_set_return_value(regs, 0);
-	} else if (pf_is_gate_call(regs, PF_MODE_SKIP) ||
-		   pf_is_close_call(regs)) {
-		regs_set_return_value(regs, this_cpu_read(pf_answer));
-	} else {
+	if (!pf_is_gate_call(regs, PF_MODE_OPEN) && !pf_is_reopen_call(regs))
 		return 0;
-	}
-	int3_emulate_ret(regs);
+	regs->di = 0;
+	regs->si = 0;
 	this_cpu_write(pf_done, 1);
-	return 1;
-}
-
-/* Never called when pf_tit_pre() returns 1; its presence stops optprobes. */
-static void notrace pf_tit_post(struct kprobe *p, struct pt_regs *regs,
-			unsigned long flags)
-{
+	return 0;
 }
 
 static struct kprobe pf_tit_kp = {
 	.symbol_name	= "trace_ignore_this_task",
 	.pre_handler	= pf_tit_pre,
-	.post_handler	= pf_tit_post,
 };
 
 static bool pf_probes_registered;
 
-/*
- * For the tests: the kretprobe's instances. Every trace_ignore_this_task()
- * call on any CPU holds one while it runs (the entry handler then declines
- * the calls that are not the gate's), so with 1 the gate's step 1 misses
- * whenever another CPU is in a context switch: what a loaded machine with
- * the default (2 per CPU, at least 10) does rarely. 0: the default.
- */
-static int pf_test_gate_maxactive;
-module_param_named(test_gate_maxactive, pf_test_gate_maxactive, int, 0444);
-MODULE_PARM_DESC(test_gate_maxactive,
-		 "for tests: instances of the gate's return probe (0: the kernel's default); 1 makes it miss often");
-
-/* register_*() fill in the structs; a later registration needs them clean. */
+/* register_kprobe() fills in the struct; a later registration needs it clean. */
 static void pf_probes_reset(void)
 {
 	memset(&pf_tit_kp, 0, sizeof(pf_tit_kp));
 	pf_tit_kp.symbol_name = "trace_ignore_this_task";
 	pf_tit_kp.pre_handler = pf_tit_pre;
-	pf_tit_kp.post_handler = pf_tit_post;
-	memset(&pf_tit_krp.kp, 0, sizeof(pf_tit_krp.kp));
-	pf_tit_krp.kp.symbol_name = "trace_ignore_this_task";
-	pf_tit_krp.nmissed = 0;
-	pf_tit_krp.maxactive = 0;
 }
 
 /* Calls ftrace's sched_switch probe for @next with @mode set. */
@@ -351,58 +294,46 @@ static bool notrace pf_gate_settle(void)
 }
 
 /*
- * Step 1, before the packet is claimed and announced: records what
- * trace_ignore_this_task() answers for current, so that the gate can be
- * closed again. The one step that can fail: the kretprobe finds no free
- * instance (missed), the context is not the gate's (interrupts off), or
- * set_ftrace_pid was emptied meanwhile. Changes nothing. Softirq context,
- * from the hook.
+ * Before the packet is claimed and announced: can the gate open here? The
+ * context must be the gate's (interrupts on) and set_ftrace_pid non-empty.
+ * Changes nothing. Softirq context (or BH off), from the hook.
  */
 bool notrace pf_gate_prepare(void)
 {
-	bool done;
+	return !irqs_disabled() && pf_gate_ready();
+}
+
+/*
+ * Starts tracing this CPU. The kprobe can only be missed when re-entered
+ * from another kprobe's handler, which a hook never is: it does not fail
+ * where pf_gate_prepare() did not (counted as "gate missed" if it does).
+ */
+bool notrace pf_gate_open(void)
+{
+	bool open;
 
 	/*
 	 * On RT the softirq is preemptible: a switch between setting pf_mode
 	 * and the kprobe would run pf_switch_probe(), which resets pf_mode.
 	 * ftrace's probe also expects to run non-preemptible
-	 * (rcu_dereference_sched). Preemption is off anyway in softirq
-	 * context elsewhere.
+	 * (rcu_dereference_sched).
 	 */
 	preempt_disable_notrace();
-	done = pf_call_probe(PF_MODE_OBSERVE, current);
-	done = pf_gate_settle() && done;
-	preempt_enable_notrace();
-	return done;
-}
-
-/*
- * Step 2: starts tracing this CPU, after pf_gate_prepare() succeeded on it
- * for this packet (pf_answer holds its answer; nothing between uses it: the
- * hooks of one CPU are serialized, on RT too, and interrupts leave pf_answer
- * alone). A plain kprobe, no return instance: it can only be missed when
- * re-entered from another kprobe handler, which pf_gate_prepare() would have
- * been too. So it does not fail where step 1 did not.
- */
-bool notrace pf_gate_open(void)
-{
-	unsigned long answer;
-	bool open;
-
-	preempt_disable_notrace();
-	answer = this_cpu_read(pf_answer);
-	this_cpu_write(pf_answer, 0);	/* false: trace this task */
 	/* Open before the call: a preemption right after it re-opens (RT). */
 	this_cpu_write(pf_open_task, current);
 	this_cpu_write(pf_open, 1);
-	open = pf_call_probe(PF_MODE_SKIP, current);
-	this_cpu_write(pf_answer, answer);
+	open = pf_call_probe(PF_MODE_OPEN, current);
+	open = pf_gate_settle() && open;
 	this_cpu_write(pf_open, open);
 	preempt_enable_notrace();
 	return open;
 }
 
-/* Puts this CPU back as it was before pf_gate_open(). */
+/*
+ * Puts this CPU back as ftrace has it for current. Interrupts off: one that
+ * became pending meanwhile would otherwise be taken, and traced, before the
+ * probe writes the per-CPU value.
+ */
 void notrace pf_gate_close(void)
 {
 	unsigned long flags;
@@ -414,7 +345,7 @@ void notrace pf_gate_close(void)
 	 * to "trace all": calling the probe now would leave a PID behind.
 	 */
 	if (pf_gate_ready()) {
-		pf_call_probe(PF_MODE_CLOSE, current);
+		pf_call_probe(PF_MODE_NONE, current);
 		pf_gate_settle();
 	}
 	local_irq_restore(flags);
@@ -433,7 +364,6 @@ int pf_gate_arm(struct netlink_ext_ack *extack)
 	if (pf_probes_registered)
 		return 0;
 
-	/* The kprobe first: its post_handler keeps the address unoptimized. */
 	ret = register_kprobe(&pf_tit_kp);
 	if (ret) {
 		NL_SET_ERR_MSG(extack,
@@ -443,16 +373,8 @@ int pf_gate_arm(struct netlink_ext_ack *extack)
 	if (!(pf_tit_kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY) ||
 	    kprobe_ftrace(&pf_tit_kp)) {
 		NL_SET_ERR_MSG(extack,
-			       "trace_ignore_this_task cannot be probed at its entry with int3 on this kernel");
+			       "trace_ignore_this_task cannot be probed at its entry on this kernel");
 		ret = -EOPNOTSUPP;
-		goto unreg_kp;
-	}
-	if (pf_test_gate_maxactive > 0)
-		pf_tit_krp.maxactive = pf_test_gate_maxactive;
-	ret = register_kretprobe(&pf_tit_krp);
-	if (ret) {
-		NL_SET_ERR_MSG(extack,
-			       "cannot register a kretprobe on trace_ignore_this_task (CONFIG_KRETPROBES?)");
 		goto unreg_kp;
 	}
 	pf_probes_registered = true;
@@ -470,7 +392,6 @@ void pf_gate_disarm(void)
 {
 	if (!pf_probes_registered)
 		return;
-	unregister_kretprobe(&pf_tit_krp);
 	unregister_kprobe(&pf_tit_kp);
 	pf_probes_reset();
 	pf_probes_registered = false;

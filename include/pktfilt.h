@@ -164,7 +164,7 @@ enum pktfilt_stat {
 	PKTFILT_STAT_TRACED,	/* u64 matching packets that were traced */
 	PKTFILT_STAT_NOT_READY,	/* u64 matched, not traced: tracefs not ready */
 	PKTFILT_STAT_EXHAUSTED,	/* u64 matched after the count was used up */
-	/* u64 matched, not traced: the gate's return probe missed */
+	/* u64 matched, not traced: the gate could not open (not expected) */
 	PKTFILT_STAT_GATE_MISSED,
 	/* u64 graphs of packets followed from an earlier stage (version 2) */
 	PKTFILT_STAT_FOLLOWED,

@@ -4,7 +4,7 @@
  *
  * One filter at most is armed. The hooks read it under RCU; every change
  * happens under pf_lock, which also orders hook installation, the gate's
- * kretprobe and the filter pointer: hooks are installed before a filter is
+ * kprobe and the filter pointer: hooks are installed before a filter is
  * published, and removed (with synchronize_net()) before the gate goes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

@@ -13,8 +13,11 @@
  *
  * When a followed skb is freed, the kfree_skb and consume_skb tracepoints
  * say how: pktfilt_free names the kernel's drop reason and the function
- * that dropped it (0x0 inside a graph, where the graph shows it), or
- * CONSUMED, and the packet is forgotten. Some frees do
+ * that dropped it, or CONSUMED, and the packet is forgotten. Inside a
+ * graph that function is return_to_handler: function_graph replaced the
+ * return address the tracepoint reports, and the graph shows the caller
+ * (the reader takes it from there; nothing is looked up here, where every
+ * call of ours would show in the graph). Some frees do
  * not pass a tracepoint (TCP's coalescing, deferred frees of received data),
  * so an entry also expires after PF_FOLLOW_TTL; the fingerprint keeps a
  * reused skb address from being taken for the old packet meanwhile.
@@ -169,12 +172,6 @@ static void notrace pf_follow_freed(const struct sk_buff *skb, int reason,
 	raw_spin_unlock_irqrestore(&pf_follow_lock, flags);
 	if (!id)
 		return;
-	/*
-	 * Inside a graph, function_graph has replaced the return address the
-	 * tracepoint reports: the trace's reader finds the caller in the graph.
-	 */
-	if (location && pf_is_core_symbol(location, "return_to_handler"))
-		location = NULL;
 	if (reason != PF_FREE_CONSUMED)
 		this_cpu_inc(pf_stats.dropped);
 	trace_pktfilt_free(id, reason, location);

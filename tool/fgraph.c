@@ -1088,9 +1088,9 @@ static bool is_free_func(const char *name)
 }
 
 /*
- * A free inside a graph has func=0x0 (function_graph replaced the return
- * address the kernel reports): the caller of the innermost freeing frame
- * open on that CPU is the function that dropped it.
+ * A free inside a graph says func=return_to_handler (function_graph
+ * replaced the return address the kernel reports): the caller of the
+ * innermost freeing frame open on that CPU is the function that dropped it.
  */
 static void free_caller(const struct pf_cpu *st, char *func, size_t len)
 {
@@ -1137,8 +1137,12 @@ static int on_free(struct pf_fgraph *p, const struct pf_line *l)
 	func[0] = '\0';
 	if (event_field(t, n, "func", func, sizeof(func))) {
 		func[strcspn(func, "+")] = '\0';
-		if (!strcmp(func, "0x0"))
-			func[0] = '\0';	/* the kernel did not say */
+		/*
+		 * 0x0: the kernel did not say; return_to_handler: inside a
+		 * graph, function_graph's trampoline stands for the caller.
+		 */
+		if (!strcmp(func, "0x0") || !strcmp(func, "return_to_handler"))
+			func[0] = '\0';
 	}
 	/* cpu_get()'s index: the CPU column + 1, 0 without one. */
 	i = (size_t)(l->cpu + 1);

@@ -46,6 +46,30 @@ static const char *pf_link_word(const char *expr)
 	return NULL;
 }
 
+/*
+ * A jump that does not go forward within the program: classic BPF as the
+ * kernel takes it (bpf_check_classic()) has none; libpcap's interpreter
+ * runs them.
+ */
+static int pf_expr_loops(const struct bpf_insn *insns, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct bpf_insn *in = &insns[i];
+
+		if (BPF_CLASS(in->code) != BPF_JMP)
+			continue;
+		if (BPF_OP(in->code) == BPF_JA) {
+			if (in->k >= n - i - 1)
+				return 1;
+		} else if (in->jt >= n - i - 1 || in->jf >= n - i - 1) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
 unsigned int pf_expr_compile(const char *expr, struct sock_filter *insns,
 			     char *err, size_t len)
 {
@@ -69,7 +93,11 @@ unsigned int pf_expr_compile(const char *expr, struct sock_filter *insns,
 		pcap_close(p);
 		return 0;
 	}
-	if (!prog.bf_len || prog.bf_len > PF_BPF_MAX) {
+	if (pf_expr_loops(prog.bf_insns, prog.bf_len)) {
+		snprintf(err, len,
+			 "filter expression '%s': compiles to a loop (libpcap does so for protochain), which the kernel's BPF checker refuses: name the protocol after the extension headers another way, e.g. 'ip6 and udp' or 'ip6[6] = 17'",
+			 expr);
+	} else if (!prog.bf_len || prog.bf_len > PF_BPF_MAX) {
 		snprintf(err, len,
 			 "filter expression '%s': compiles to %u instructions, more than the kernel's %d",
 			 expr, prog.bf_len, PF_BPF_MAX);

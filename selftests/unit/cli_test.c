@@ -818,6 +818,13 @@ TEST(filter_expressions)
 		EXPECT_EQ(PF_PARSE_INVALID, PARSE(&g, "ether host 1:2:3:4:5:6"));
 		EXPECT_NE(NULL, strstr(err, "'ether' and other link-layer words"));
 	}
+	/* protochain: a loop, which the kernel's checker refuses. */
+	{
+		struct pf_filter g;
+
+		EXPECT_EQ(PF_PARSE_INVALID, PARSE(&g, "ip6 protochain 17"));
+		EXPECT_NE(NULL, strstr(err, "compiles to a loop"));
+	}
 	/* A version 1 module takes no expression: refused before sending. */
 	{
 		char msg[512];

@@ -37,7 +37,6 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
-#include <linux/version.h>
 #include <trace/events/skb.h>
 
 #include "internal.h"
@@ -181,7 +180,7 @@ static void notrace pf_follow_freed(const struct sk_buff *skb, int reason,
 static void notrace pf_kfree_probe(void *data, struct sk_buff *skb,
 				   void *location, enum skb_drop_reason reason,
 				   const struct sock *rx_sk)
-#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#elif defined(PF_KFREE_SKB_RX_SK)
 static void notrace pf_kfree_probe(void *data, struct sk_buff *skb,
 				   void *location, enum skb_drop_reason reason,
 				   struct sock *rx_sk)
@@ -194,7 +193,7 @@ static void notrace pf_kfree_probe(void *data, struct sk_buff *skb,
 			location);
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#ifdef PF_CONSUME_SKB_LOCATION
 static void notrace pf_consume_probe(void *data, struct sk_buff *skb,
 				     void *location)
 {

@@ -3,9 +3,10 @@
  * The armed filter: the per-packet decision, arming and disarming, counters.
  *
  * One filter at most is armed. The hooks read it under RCU; every change
- * happens under pf_lock, which also orders hook installation, the gate's
- * kprobe and the filter pointer: hooks are installed before a filter is
- * published, and removed (with synchronize_net()) before the gate goes.
+ * happens under pf_lock, which also orders hook installation and the
+ * filter pointer: hooks are installed before a filter is published, and
+ * removed (with synchronize_net()) before it is freed. The gate's kprobe
+ * lives as long as the module (gate.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -232,7 +233,6 @@ static void pf_disarm_locked(const char *reason)
 	pf_rx_remove();
 	pf_tx_remove();
 	pf_follow_disarm();
-	pf_gate_disarm();
 	pf_exhausted_since = 0;
 	if (old) {
 		pf_reason = reason;

@@ -351,19 +351,20 @@ void notrace pf_gate_close(void)
 	local_irq_restore(flags);
 }
 
-/* Called under pf_lock before a filter is armed. */
-int pf_gate_arm(struct netlink_ext_ack *extack)
+/*
+ * The kprobe lives as long as the module: registering it, then having it
+ * optimized, and unregistering it each patch the text of a function every
+ * CPU runs at every context switch; once at load and once at unload is
+ * all it takes. Unarmed it costs nothing unless set_ftrace_pid is set (the
+ * scheduler calls trace_ignore_this_task() only then): a jump and a test.
+ * Process context, under pf_lock or at load.
+ */
+static int pf_probes_register(struct netlink_ext_ack *extack)
 {
 	int ret;
 
-	if (!pf_probe_lookup()) {
-		NL_SET_ERR_MSG(extack,
-			       "set_ftrace_pid is empty: write a PID that never runs first, e.g. cat /proc/sys/kernel/pid_max > /sys/kernel/tracing/set_ftrace_pid");
-		return -ESRCH;
-	}
 	if (pf_probes_registered)
 		return 0;
-
 	ret = register_kprobe(&pf_tit_kp);
 	if (ret) {
 		NL_SET_ERR_MSG(extack,
@@ -387,14 +388,16 @@ reset:
 	return ret;
 }
 
-/* Called under pf_lock once no hook can be inside the gate any more. */
-void pf_gate_disarm(void)
+/* Called under pf_lock before a filter is armed. */
+int pf_gate_arm(struct netlink_ext_ack *extack)
 {
-	if (!pf_probes_registered)
-		return;
-	unregister_kprobe(&pf_tit_kp);
-	pf_probes_reset();
-	pf_probes_registered = false;
+	if (!pf_probe_lookup()) {
+		NL_SET_ERR_MSG(extack,
+			       "set_ftrace_pid is empty: write a PID that never runs first, e.g. cat /proc/sys/kernel/pid_max > /sys/kernel/tracing/set_ftrace_pid");
+		return -ESRCH;
+	}
+	/* Registered at load; again here only if that failed. */
+	return pf_probes_register(extack);
 }
 
 /*
@@ -429,12 +432,18 @@ int pf_gate_init(void)
 		pr_err("no sched_switch tracepoint (CONFIG_TRACEPOINTS?)\n");
 		return -ENOENT;
 	}
+	/* If it fails here, arming says why (and tries again). */
+	ret = pf_probes_register(NULL);
+	if (ret)
+		pr_warn("no kprobe on trace_ignore_this_task yet (%d): pktfilt set will say why\n",
+			ret);
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
 		return 0;
 	ret = tracepoint_probe_register_prio(pf_sched_switch, pf_switch_probe,
 					     NULL, INT_MIN);
 	if (ret) {
 		pr_err("cannot register a sched_switch probe: %d\n", ret);
+		pf_gate_exit();
 		return ret;
 	}
 	pf_switch_probe_registered = true;
@@ -443,7 +452,11 @@ int pf_gate_init(void)
 
 void pf_gate_exit(void)
 {
-	pf_gate_disarm();
+	if (pf_probes_registered) {
+		unregister_kprobe(&pf_tit_kp);
+		pf_probes_reset();
+		pf_probes_registered = false;
+	}
 	if (pf_switch_probe_registered) {
 		tracepoint_probe_unregister(pf_sched_switch, pf_switch_probe, NULL);
 		tracepoint_synchronize_unregister();

@@ -11,9 +11,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/irq_work.h>
+#include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/workqueue.h>
+#include <net/net_namespace.h>
 
 #include <pktfilt.h>
 #include "internal.h"
@@ -98,7 +100,8 @@ bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 			}
 		}
 		/* Known before the last claim's disarm can look for it. */
-		pkt->id = pf_follow_add(pkt->skb, pkt->fp, f->id);
+		pkt->id = pf_follow_add(pkt->skb, pkt->fp, f->id, pkt->stage,
+					pkt->key.netns);
 		if (!left) {
 			atomic_set(&pf_exhausted_id, f->id);
 			schedule_delayed_work(&pf_exhausted_work, 0);
@@ -161,7 +164,8 @@ bool notrace pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb,
 	u8 family = pf_slot_family(slot);
 
 	if (atomic_read(&pf_follow_n))
-		pkt.id = pf_follow_find(skb, family, f->id);
+		pkt.id = pf_follow_find(skb, family, f->id, PKTFILT_STAGE_L4,
+					skb->dev ? dev_net(skb->dev)->ns.inum : 0);
 	if (!pkt.id && pf_key_quick_reject(&f->quick, skb, slot))
 		return false;
 	if (!pf_key_from_skb(skb, slot, &pkt.key))

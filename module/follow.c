@@ -51,6 +51,8 @@ struct pf_follow {
 	u32 filter_id;
 	u64 id;
 	unsigned long expires;
+	u8 stage;			/* where it was seen last */
+	u32 netns;
 };
 
 static struct pf_follow pf_follow[PF_FOLLOW_MAX];
@@ -68,8 +70,9 @@ static void pf_follow_drop(struct pf_follow *e)
 	atomic_dec(&pf_follow_n);
 }
 
-/* A new packet id, remembered for @skb. Any context. */
-u64 notrace pf_follow_add(const struct sk_buff *skb, u32 fp, u32 filter_id)
+/* A new packet id, remembered for @skb, seen at @stage in @netns. */
+u64 notrace pf_follow_add(const struct sk_buff *skb, u32 fp, u32 filter_id,
+			  u8 stage, u32 netns)
 {
 	u64 id = atomic64_inc_return(&pf_packet_id);
 	struct pf_follow *e, *victim = NULL;
@@ -95,6 +98,8 @@ u64 notrace pf_follow_add(const struct sk_buff *skb, u32 fp, u32 filter_id)
 	victim->filter_id = filter_id;
 	victim->id = id;
 	victim->expires = jiffies + PF_FOLLOW_TTL;
+	victim->stage = stage;
+	victim->netns = netns;
 	WRITE_ONCE(victim->skb, skb);
 	atomic_inc(&pf_follow_n);
 	raw_spin_unlock_irqrestore(&pf_follow_lock, flags);
@@ -102,11 +107,16 @@ u64 notrace pf_follow_add(const struct sk_buff *skb, u32 fp, u32 filter_id)
 }
 
 /*
- * The id of the followed packet @skb of filter @filter_id, or 0. Called
- * by the hooks when pf_follow_n is not 0.
+ * The id of the followed packet @skb of filter @filter_id, now at @stage
+ * in @netns, or 0. Called by the hooks when pf_follow_n is not 0, once per
+ * packet and stage. One packet passes a stage of a namespace once: an skb
+ * seen again where its entry was seen last is a new packet that reuses a
+ * freed one's memory (one whose free no tracepoint reported: TCP's
+ * coalescing, deferred frees), and it may have the same fingerprint (an
+ * IPv6 flow's equal segments): the old entry goes.
  */
 u64 notrace pf_follow_find(const struct sk_buff *skb, u8 family,
-			   u32 filter_id)
+			   u32 filter_id, u8 stage, u32 netns)
 {
 	unsigned long flags;
 	u64 id = 0;
@@ -122,8 +132,16 @@ u64 notrace pf_follow_find(const struct sk_buff *skb, u8 family,
 	raw_spin_lock_irqsave(&pf_follow_lock, flags);
 	if (pf_follow[i].skb == skb && pf_follow[i].fp == fp &&
 	    pf_follow[i].filter_id == filter_id &&
-	    time_before(jiffies, pf_follow[i].expires))
-		id = pf_follow[i].id;
+	    time_before(jiffies, pf_follow[i].expires)) {
+		if (pf_follow[i].stage == stage &&
+		    pf_follow[i].netns == netns) {
+			pf_follow_drop(&pf_follow[i]);
+		} else {
+			id = pf_follow[i].id;
+			pf_follow[i].stage = stage;
+			pf_follow[i].netns = netns;
+		}
+	}
 	raw_spin_unlock_irqrestore(&pf_follow_lock, flags);
 	return id;
 }

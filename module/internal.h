@@ -135,8 +135,10 @@ void pf_bpf_free(struct pf_filter *f);
 
 /* follow.c: packet ids across stages, and how traced packets end */
 extern atomic_t pf_follow_n;
-u64 pf_follow_add(const struct sk_buff *skb, u32 fp, u32 filter_id);
-u64 pf_follow_find(const struct sk_buff *skb, u8 family, u32 filter_id);
+u64 pf_follow_add(const struct sk_buff *skb, u32 fp, u32 filter_id,
+		  u8 stage, u32 netns);
+u64 pf_follow_find(const struct sk_buff *skb, u8 family, u32 filter_id,
+		   u8 stage, u32 netns);
 bool pf_follow_pending(u32 filter_id);
 int pf_follow_arm(struct netlink_ext_ack *extack);
 void pf_follow_disarm(void);

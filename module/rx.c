@@ -109,7 +109,8 @@ static __always_inline bool pf_rx_wanted(struct pf_filter *f,
 
 	pkt->id = 0;
 	if (unlikely(atomic_read(&pf_follow_n)))
-		pkt->id = pf_follow_find(skb, r->family, f->id);
+		pkt->id = pf_follow_find(skb, r->family, f->id,
+					 PKTFILT_STAGE_RX, dev_net(dev)->ns.inum);
 	if (!pkt->id && pf_ip_quick_reject(f, skb, r->family))
 		return false;
 	if (!pf_key_from_ip(skb, r->family, skb->skb_iif ?: dev->ifindex,
@@ -121,6 +122,27 @@ static __always_inline bool pf_rx_wanted(struct pf_filter *f,
 	return !match || pkt->id || pf_filter_match(f, skb, &pkt->key);
 }
 
+/* A packet pf_rx_wanted() took: received with the gate open if it opens. */
+static __always_inline int pf_rx_traced(const struct pf_rx *r,
+					struct pf_filter *f, struct pf_pkt *pkt,
+					struct sk_buff *skb,
+					struct net_device *dev,
+					struct packet_type *pt,
+					struct net_device *orig_dev)
+{
+	bool traced;
+	int ret;
+
+	/* Softirq already, nearly always; else no softirq runs inside. */
+	local_bh_disable();
+	traced = pf_begin(f, pkt);
+	ret = r->func(skb, dev, pt, orig_dev);
+	if (traced)
+		pf_rcv_end();
+	local_bh_enable();
+	return ret;
+}
+
 /* One packet: traced if it is wanted and the gate opens. */
 static __always_inline int pf_rx_one(const struct pf_rx *r, struct sk_buff *skb,
 				     struct net_device *dev,
@@ -129,22 +151,17 @@ static __always_inline int pf_rx_one(const struct pf_rx *r, struct sk_buff *skb,
 {
 	struct pf_filter *f = pf_stage_filter(PKTFILT_STAGE_RX);
 	struct pf_pkt pkt;
-	bool traced;
-	int ret;
 
 	if (!f || irqs_disabled() || !pf_rx_wanted(f, r, skb, &pkt, false))
 		return r->func(skb, dev, pt, orig_dev);
-	/* Softirq already, nearly always; else no softirq runs inside. */
-	local_bh_disable();
-	traced = pf_begin(f, &pkt);
-	ret = r->func(skb, dev, pt, orig_dev);
-	if (traced)
-		pf_rcv_end();
-	local_bh_enable();
-	return ret;
+	return pf_rx_traced(r, f, &pkt, skb, dev, pt, orig_dev);
 }
 
-/* A batch: the packets to trace go one by one, the rest in order around. */
+/*
+ * A batch: the packets to trace go one by one, the rest in order around.
+ * Each packet is looked at once (pf_follow_find() takes one look per
+ * packet and stage).
+ */
 static __always_inline void pf_rx_list(const struct pf_rx *r,
 				       struct list_head *head,
 				       struct packet_type *pt,
@@ -169,7 +186,7 @@ static __always_inline void pf_rx_list(const struct pf_rx *r,
 			INIT_LIST_HEAD(&before);
 		}
 		skb_list_del_init(skb);
-		pf_rx_one(r, skb, skb->dev, pt, orig_dev);
+		pf_rx_traced(r, f, &pkt, skb, skb->dev, pt, orig_dev);
 	}
 	if (!list_empty(head))
 		r->list_func(head, pt, orig_dev);

@@ -55,7 +55,8 @@ static unsigned int notrace pf_tx_hook(void *priv, struct sk_buff *skb,
 		return NF_ACCEPT;
 	pkt.id = 0;
 	if (unlikely(atomic_read(&pf_follow_n)))
-		pkt.id = pf_follow_find(skb, family, f->id);
+		pkt.id = pf_follow_find(skb, family, f->id, PKTFILT_STAGE_TX,
+					state->net->ns.inum);
 	if (!pkt.id && pf_ip_quick_reject(f, skb, family))
 		return NF_ACCEPT;
 	if (!pf_key_from_ip(skb, family, out ? out->ifindex : 0, state->net,

@@ -25,7 +25,10 @@
  * The table is small and only written for traced packets; the hooks and
  * the free probes read it without the lock until an address matches, and
  * not at all while it is empty (pf_follow_n), which is nearly always.
- * The free probes are registered only while a filter is armed.
+ * The free probes live as long as the module: registering a tracepoint
+ * probe patches every call site of kfree_skb's and consume_skb's
+ * tracepoints, code every packet runs, so it is done once at load, not at
+ * every arming. Unarmed, a free costs a call and a test of pf_follow_n.
  *
  * Indirect calls (IBT): none made here. The tracepoint probes are called by
  * the kernel's tracepoint iterators; their addresses are taken here, so the
@@ -232,7 +235,7 @@ static void pf_find_free_tps(struct tracepoint *tp, void *priv)
 		pf_tp_consume = tp;
 }
 
-/* Process context, under pf_lock: when a filter is armed. */
+/* At load, and at arming if that failed (under pf_lock). */
 int pf_follow_arm(struct netlink_ext_ack *extack)
 {
 	int ret;
@@ -264,18 +267,23 @@ fail:
 	return ret;
 }
 
+/* At unload, after every filter is gone. */
+void pf_follow_exit(void)
+{
+	if (!pf_free_probes_on)
+		return;
+	tracepoint_probe_unregister(pf_tp_consume, pf_consume_probe, NULL);
+	tracepoint_probe_unregister(pf_tp_kfree, pf_kfree_probe, NULL);
+	tracepoint_synchronize_unregister();
+	pf_free_probes_on = false;
+}
+
 /* Process context, under pf_lock: after the hooks are gone. */
 void pf_follow_disarm(void)
 {
 	unsigned long flags;
 	int i;
 
-	if (pf_free_probes_on) {
-		tracepoint_probe_unregister(pf_tp_consume, pf_consume_probe, NULL);
-		tracepoint_probe_unregister(pf_tp_kfree, pf_kfree_probe, NULL);
-		tracepoint_synchronize_unregister();
-		pf_free_probes_on = false;
-	}
 	raw_spin_lock_irqsave(&pf_follow_lock, flags);
 	for (i = 0; i < PF_FOLLOW_MAX; i++)
 		if (pf_follow[i].skb)

@@ -142,6 +142,7 @@ u64 pf_follow_find(const struct sk_buff *skb, u8 family, u32 filter_id,
 bool pf_follow_pending(u32 filter_id);
 int pf_follow_arm(struct netlink_ext_ack *extack);
 void pf_follow_disarm(void);
+void pf_follow_exit(void);
 
 /* rx.c: the IP receive stage (the ETH_P_IP/ETH_P_IPV6 packet handlers) */
 int pf_rx_install(struct netlink_ext_ack *extack);

@@ -26,8 +26,14 @@ static int __init pktfilt_init(void)
 		return ret;
 	pf_watch_init();
 	pf_timing_init();
+	/* If it fails here, arming says why (and tries again). */
+	ret = pf_follow_arm(NULL);
+	if (ret)
+		pr_warn("no probes on the kfree_skb and consume_skb tracepoints yet (%d): pktfilt set will say why\n",
+			ret);
 	ret = pf_genl_init();
 	if (ret) {
+		pf_follow_exit();
 		pf_timing_exit();
 		pf_watch_exit();
 		pf_gate_exit();
@@ -42,6 +48,7 @@ static void __exit pktfilt_exit(void)
 	pf_genl_exit();
 	pf_watch_exit();
 	pf_filter_exit();
+	pf_follow_exit();
 	pf_hooks_exit();
 	pf_timing_exit();
 	pf_gate_exit();

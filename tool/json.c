@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "render.h"
 
 struct jp {
 	const char *s;
@@ -104,39 +105,6 @@ static bool jp_hex4(struct jp *p, unsigned int *cp)
 	return true;
 }
 
-/* Length of the valid UTF-8 sequence at @s (of @n bytes), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len, k;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (k = 1; k < len; k++) {
-		if ((s[k] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[k] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
-
 static size_t put_utf8(char *d, unsigned int cp)
 {
 	if (cp < 0x80) {
@@ -190,7 +158,7 @@ static char *jp_string(struct jp *p)
 			goto bad;
 		}
 		if (c != '\\') {
-			k = utf8_seq((const unsigned char *)p->s + p->i,
+			k = pf_utf8_len((const unsigned char *)p->s + p->i,
 				     end - p->i);
 			if (!k) {
 				jp_fail(p, "invalid UTF-8");

@@ -116,7 +116,7 @@ int pf_render_text_packet(FILE *out, const struct pf_packet *pkt)
 /* --- JSON ------------------------------------------------------------------- */
 
 /* Length of the valid UTF-8 sequence at @s (of @n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t pf_utf8_len(const unsigned char *s, size_t n)
 {
 	size_t len, i;
 	uint32_t cp;
@@ -355,7 +355,7 @@ static void json_str(struct pf_obuf *b, const char *str)
 				ob_put(b, u, sizeof(u));
 				break;
 			}
-			len = utf8_len(s, n);
+			len = pf_utf8_len(s, n);
 			if (!len) {
 				ob_lit(b, "\\ufffd");
 				break;
@@ -863,7 +863,7 @@ static void xml_str(struct pf_obuf *b, const char *str, size_t max)
 				ob_char(b, '?');
 				break;
 			}
-			len = utf8_len(s, n);
+			len = pf_utf8_len(s, n);
 			if (!len) {
 				ob_char(b, '?');
 				len = 1;
@@ -896,7 +896,7 @@ static size_t text_chars(const char *str)
 	size_t n = strlen(str), chars = 0, len;
 
 	while (n) {
-		len = utf8_len(s, n);
+		len = pf_utf8_len(s, n);
 		if (!len)
 			len = 1;
 		s += len;

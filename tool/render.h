@@ -125,4 +125,7 @@ struct pf_render *pf_render_new(enum pf_format fmt, FILE *out);
 int pf_render_packet(struct pf_render *r, const struct pf_packet *pkt);
 int pf_render_end(struct pf_render *r);
 
+/* Length of the valid UTF-8 sequence at @s (of @n bytes), 0 if invalid. */
+size_t pf_utf8_len(const unsigned char *s, size_t n);
+
 #endif /* PKTFILT_RENDER_H */

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "diff.h"
+#include "render.h"
 #include "fgraph.h"
 #include "json.h"
 
@@ -819,19 +820,6 @@ static void put_signed_us(FILE *out, uint64_t a, uint64_t b)
 	put_us(out, absdiff(a, b));
 }
 
-static void put_endpoint(FILE *out, const struct pf_packet *pkt,
-			 const char *addr, unsigned int port)
-{
-	bool ports = !strcmp(pkt->proto, "tcp") || !strcmp(pkt->proto, "udp");
-
-	if (!ports)
-		fprintf(out, "%s", addr[0] ? addr : "?");
-	else if (strchr(addr, ':'))
-		fprintf(out, "[%s]:%u", addr, port);
-	else
-		fprintf(out, "%s:%u", addr[0] ? addr : "?", port);
-}
-
 static void put_fate(FILE *out, const struct pf_packet *pkt)
 {
 	switch (pkt->fate) {
@@ -863,9 +851,9 @@ static void text_packet(FILE *out, const char *mark, const char *side,
 	fprintf(out, "%s %s: packet %" PRIu64 " (%s, id %" PRIu64 ") of %s: %s ",
 		mark, side, pkt->seq, pkt->stage[0] ? pkt->stage : "?",
 		pkt->id, name, pkt->proto[0] ? pkt->proto : "?");
-	put_endpoint(out, pkt, pkt->saddr, pkt->sport);
+	pf_print_endpoint(out, pkt, pkt->saddr, pkt->sport);
 	fputs(" -> ", out);
-	put_endpoint(out, pkt, pkt->daddr, pkt->dport);
+	pf_print_endpoint(out, pkt, pkt->daddr, pkt->dport);
 	fprintf(out, " ifindex %d netns %lu cpu %u\n    ", pkt->ifindex,
 		pkt->netns, pkt->cpu);
 	put_fate(out, pkt);

@@ -30,8 +30,8 @@ static void skip_warning(const char *what, const struct pf_packet *pkt)
 }
 
 /* "10.9.0.1:4000", "[fd00::1]:4000", or the bare address without ports. */
-static void print_endpoint(FILE *out, const struct pf_packet *pkt,
-			   const char *addr, unsigned int port)
+void pf_print_endpoint(FILE *out, const struct pf_packet *pkt,
+		       const char *addr, unsigned int port)
 {
 	bool ports = !strcmp(pkt->proto, "tcp") || !strcmp(pkt->proto, "udp");
 
@@ -47,9 +47,9 @@ static void print_endpoint(FILE *out, const struct pf_packet *pkt,
 static void print_tuple(FILE *out, const struct pf_packet *pkt)
 {
 	fprintf(out, "%s ", pkt->proto[0] ? pkt->proto : "?");
-	print_endpoint(out, pkt, pkt->saddr, pkt->sport);
+	pf_print_endpoint(out, pkt, pkt->saddr, pkt->sport);
 	fprintf(out, " -> ");
-	print_endpoint(out, pkt, pkt->daddr, pkt->dport);
+	pf_print_endpoint(out, pkt, pkt->daddr, pkt->dport);
 	fprintf(out, " ifindex %d netns %lu cpu %u", pkt->ifindex, pkt->netns,
 		pkt->cpu);
 }

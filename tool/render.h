@@ -128,4 +128,8 @@ int pf_render_end(struct pf_render *r);
 /* Length of the valid UTF-8 sequence at @s (of @n bytes), 0 if invalid. */
 size_t pf_utf8_len(const unsigned char *s, size_t n);
 
+/* "10.9.0.1:4000", "[fd00::1]:4000", or the bare address without ports. */
+void pf_print_endpoint(FILE *out, const struct pf_packet *pkt,
+		       const char *addr, unsigned int port);
+
 #endif /* PKTFILT_RENDER_H */

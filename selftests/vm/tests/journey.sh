@@ -184,6 +184,13 @@ first_free() {
 # g_show: the graphs in short (for a failure's explanation).
 g_show() {
 	sed 's/funcs=\(.\{0,300\}\).*/funcs=\1.../' $J/graphs | head -8 | sed 's/^/#   /'
+	# The raw evidence: the trace's size, its pktfilt events and lost
+	# events, each CPU's ring buffer counters (an overrun loses graphs).
+	echo "#   trace: $(wc -l < /tmp/trace.txt) lines"
+	grep -E 'pktfilt_|LOST|=>' /tmp/trace.txt | head -12 | cut -c1-200 | sed 's/^/#   | /'
+	for _c in $T/per_cpu/cpu*; do
+		echo "#   ${_c##*/}: $(grep -E '^(entries|overrun|dropped events):' $_c/stats | tr -s ' ' | tr '\n' ' ')"
+	done
 }
 
 # g_expect NAME PATTERN COND: ok if the graph lines matching PATTERN

@@ -4,7 +4,7 @@
 # make KDIR=DIR      the module against another kernel's headers
 # make check         unit tests, then the VM tests on Debian 6.1 and 6.12 and
 #                    their PREEMPT_RT flavours, at counts that fit the time
-#                    CI allows (README, "Tests")
+#                    CI allows (TESTING.md, "make check")
 # make soak          the long counts: 200 unload cycles, 100,000 fuzzed
 #                    messages per user, 20 runs of --count 1000, the host
 #                    fuzzers for 30 minutes each; PKTFILT_SOAK_DEBUG=1 adds
@@ -39,7 +39,7 @@ check:
 soak:
 	selftests/soak
 
-# Hours under TCG, so not part of make check (README, "A debug kernel");
+# Hours under TCG, so not part of make check (TESTING.md, "make check-debug");
 # part of make soak with PKTFILT_SOAK_DEBUG=1.
 check-debug:
 	selftests/vm/debug-kernel

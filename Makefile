@@ -75,8 +75,10 @@ version-check:
 # builds: build it in a copy of the tracked files (and the untracked ones
 # not ignored), build/deb/pktfilt-VERSION, so the results land in build/deb/
 # and this tree stays clean, with the native source package (.dsc and
-# .tar.xz). Needs debhelper, dh-dkms and the build dependencies in
-# debian/control (dpkg-checkbuilddeps names any missing).
+# .tar.xz) but no -dbgsym package: build/deb/*.deb is the two packages
+# (DEB_BUILD_OPTIONS adds to noautodbgsym). Needs debhelper, dh-dkms and
+# the build dependencies in debian/control (dpkg-checkbuilddeps names any
+# missing).
 PF_DEB_VERSION := $(shell cat VERSION 2>/dev/null)
 PF_DEB_TREE := build/deb/pktfilt-$(PF_DEB_VERSION)
 deb: version-check
@@ -86,7 +88,8 @@ deb: version-check
 	mkdir -p $(PF_DEB_TREE)
 	git ls-files -z --cached --others --exclude-standard | \
 		tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C $(PF_DEB_TREE)
-	cd $(PF_DEB_TREE) && dpkg-buildpackage -us -uc
+	cd $(PF_DEB_TREE) && DEB_BUILD_OPTIONS="noautodbgsym $$DEB_BUILD_OPTIONS" \
+		dpkg-buildpackage -us -uc
 	@ls -l build/deb/*.deb
 
 # Not kbuild's "make M=$(PWD) clean": that deletes every *.ko and *.o below

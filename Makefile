@@ -18,6 +18,10 @@
 #                    make bench takes BENCH_MODE=icount|realtime BENCH_KERNELS=6.1
 # make demo          one packet's graph among background traffic, in the VM
 # make install       the module (into /lib/modules/KVER/extra) and the tool
+# make deb           Debian packages pktfilt and pktfilt-dkms (debian/) built
+#                    from a copy of the tracked files, into build/deb/
+# make version-check VERSION, dkms.conf, module/main.c and debian/changelog
+#                    agree (scripts/version-check)
 
 KVER	?= $(shell uname -r)
 KDIR	?= /lib/modules/$(KVER)/build
@@ -64,6 +68,30 @@ modules_install: module
 install: modules_install
 	$(MAKE) -C tool install PREFIX=$(PREFIX)
 
+version-check:
+	scripts/version-check
+
+# dpkg-buildpackage writes its results into the parent of the tree it
+# builds: build it in a copy of the tracked files (and the untracked ones
+# not ignored), build/deb/pktfilt-VERSION, so the results land in build/deb/
+# and this tree stays clean, with the native source package (.dsc and
+# .tar.xz) but no -dbgsym package: build/deb/*.deb is the two packages
+# (DEB_BUILD_OPTIONS adds to noautodbgsym). Needs debhelper, dh-dkms and
+# the build dependencies in debian/control (dpkg-checkbuilddeps names any
+# missing).
+PF_DEB_VERSION := $(shell cat VERSION 2>/dev/null)
+PF_DEB_TREE := build/deb/pktfilt-$(PF_DEB_VERSION)
+deb: version-check
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
+		{ echo "make deb copies the files git tracks: run it in a git checkout" >&2; exit 1; }
+	rm -rf build/deb
+	mkdir -p $(PF_DEB_TREE)
+	git ls-files -z --cached --others --exclude-standard | \
+		tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C $(PF_DEB_TREE)
+	cd $(PF_DEB_TREE) && DEB_BUILD_OPTIONS="noautodbgsym $$DEB_BUILD_OPTIONS" \
+		dpkg-buildpackage -us -uc
+	@ls -l build/deb/*.deb
+
 # Not kbuild's "make M=$(PWD) clean": that deletes every *.ko and *.o below
 # the directory, the VM kernel cache and the debug kernel's tree in build/
 # among them.
@@ -74,4 +102,5 @@ clean:
 	$(MAKE) -C tool clean
 	$(MAKE) -C selftests/unit clean
 
-.PHONY: all module tool check soak check-debug bench bench-check demo modules_install install clean
+.PHONY: all module tool check soak check-debug bench bench-check demo modules_install install clean \
+	version-check deb

@@ -43,7 +43,7 @@ mkdir -p $J
 # ftrace knows: seconds under TCG, so not for each case.
 jtrace_setup() {
 	echo 0 > $T/tracing_on
-	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	idle_pid > $T/set_ftrace_pid
 	echo 0 > $T/options/funcgraph-irqs
 	echo "$ROOTS $HANDLERS" > $T/set_graph_function
 	if [ "$(cat $T/current_tracer)" != function_graph ]; then

@@ -173,6 +173,16 @@ idle_pid() {
 	esac
 }
 
+# drop_reason NAME: how pktfilt_free names the drop reason NAME on this
+# kernel: NAME, or UNKNOWN where kfree_skb gives no reason (before 5.17).
+drop_reason() {
+	if grep -q 'reason' "$TRACEFS/events/skb/kfree_skb/format" 2>/dev/null; then
+		echo "$1"
+	else
+		echo UNKNOWN
+	fi
+}
+
 # tracefs_prepare: function_graph tracer, no irq functions in the graph,
 # trace buffer empty, set_ftrace_pid set to a pid that cannot exist (pid_max)
 # so that no task is traced until a test says which, tracing on.

@@ -66,7 +66,6 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 #include <trace/events/sched.h>
 
 #include "internal.h"
@@ -414,7 +413,7 @@ int pf_gate_arm(struct netlink_ext_ack *extack)
 {
 	if (!pf_probe_lookup()) {
 		NL_SET_ERR_MSG(extack,
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 17, 0)
+#ifndef PF_PID_LIST_BITMAP
 			       "set_ftrace_pid is empty: write a PID that never runs first, e.g. cat /proc/sys/kernel/pid_max > /sys/kernel/tracing/set_ftrace_pid");
 #else
 			       /* A bitmap of pid_max bits: pid_max is refused. */

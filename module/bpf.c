@@ -85,7 +85,11 @@ bool notrace pf_bpf_match(const struct bpf_prog *prog, struct sk_buff *skb)
 		__skb_push(skb, -off);
 	else if (off > 0)
 		__skb_pull(skb, off);
+#ifdef PF_BPF_PROG_RUN
 	ret = bpf_prog_run(prog, skb);
+#else
+	ret = BPF_PROG_RUN(prog, skb);
+#endif
 	if (off < 0)
 		__skb_pull(skb, -off);
 	else if (off > 0)

@@ -197,6 +197,8 @@ static void notrace pf_follow_freed(const struct sk_buff *skb, int reason,
 	trace_pktfilt_free(id, reason, location);
 }
 
+/* Since 5.17 kfree_skb says why (PF_KFREE_SKB_REASON, always with rx_sk). */
+#ifdef PF_KFREE_SKB_REASON
 #ifdef PF_KFREE_SKB_CONST_SK
 static void notrace pf_kfree_probe(void *data, struct sk_buff *skb,
 				   void *location, enum skb_drop_reason reason,
@@ -213,6 +215,14 @@ static void notrace pf_kfree_probe(void *data, struct sk_buff *skb,
 	pf_follow_freed(skb, reason > 0 ? reason : SKB_DROP_REASON_NOT_SPECIFIED,
 			location);
 }
+#else
+/* Before 5.17 the kernel gives no reason: pktfilt_free says UNKNOWN. */
+static void notrace pf_kfree_probe(void *data, struct sk_buff *skb,
+				   void *location)
+{
+	pf_follow_freed(skb, PF_FREE_UNKNOWN, location);
+}
+#endif
 
 #ifdef PF_CONSUME_SKB_LOCATION
 static void notrace pf_consume_probe(void *data, struct sk_buff *skb,

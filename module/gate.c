@@ -84,8 +84,14 @@
  * a changed tracepoint prototype fails the build instead of calling ftrace
  * with the wrong arguments.
  */
+#ifdef PF_SCHED_SWITCH_PREV_STATE
 static void pf_switch_probe(void *data, bool preempt, struct task_struct *prev,
 			    struct task_struct *next, unsigned int prev_state);
+#else
+/* Before 5.18, no prev_state. */
+static void pf_switch_probe(void *data, bool preempt, struct task_struct *prev,
+			    struct task_struct *next);
+#endif
 
 static struct tracepoint *pf_sched_switch;
 /* Both found in the sched_switch table, then only compared with it. */
@@ -241,6 +247,17 @@ static struct kprobe pf_tit_kp = {
 
 static bool pf_probes_registered;
 
+/* Is the registered kprobe at the very entry of trace_ignore_this_task()? */
+static bool pf_kprobe_on_entry(void)
+{
+#ifdef KPROBE_FLAG_ON_FUNC_ENTRY
+	return pf_tit_kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY;
+#else
+	/* Before 5.17 no flag says so (and no IBT moves it): its address. */
+	return pf_is_symbol_start(pf_tit_kp.addr, "trace_ignore_this_task");
+#endif
+}
+
 /* register_kprobe() fills in the struct; a later registration needs it clean. */
 static void pf_probes_reset(void)
 {
@@ -254,7 +271,11 @@ static bool notrace pf_call_probe(int mode, struct task_struct *next)
 {
 	this_cpu_write(pf_done, 0);
 	this_cpu_write(pf_mode, mode);
+#ifdef PF_SCHED_SWITCH_PREV_STATE
 	pf_probe(pf_trace, false, current, next, TASK_RUNNING);
+#else
+	pf_probe(pf_trace, false, current, next);
+#endif
 	this_cpu_write(pf_mode, PF_MODE_NONE);
 	return this_cpu_read(pf_done);
 }
@@ -371,8 +392,7 @@ static int pf_probes_register(struct netlink_ext_ack *extack)
 			       "cannot register a kprobe on trace_ignore_this_task (CONFIG_KPROBES?)");
 		goto reset;
 	}
-	if (!(pf_tit_kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY) ||
-	    kprobe_ftrace(&pf_tit_kp)) {
+	if (!pf_kprobe_on_entry() || kprobe_ftrace(&pf_tit_kp)) {
 		NL_SET_ERR_MSG(extack,
 			       "trace_ignore_this_task cannot be probed at its entry on this kernel");
 		ret = -EOPNOTSUPP;
@@ -393,7 +413,12 @@ int pf_gate_arm(struct netlink_ext_ack *extack)
 {
 	if (!pf_probe_lookup()) {
 		NL_SET_ERR_MSG(extack,
+#ifndef PF_PID_LIST_BITMAP
 			       "set_ftrace_pid is empty: write a PID that never runs first, e.g. cat /proc/sys/kernel/pid_max > /sys/kernel/tracing/set_ftrace_pid");
+#else
+			       /* A bitmap of pid_max bits: pid_max is refused. */
+			       "set_ftrace_pid is empty: write a PID that never runs first, e.g. echo $(($(cat /proc/sys/kernel/pid_max) - 1)) > /sys/kernel/tracing/set_ftrace_pid");
+#endif
 		return -ESRCH;
 	}
 	/* Registered at load; again here only if that failed. */
@@ -406,10 +431,14 @@ int pf_gate_arm(struct netlink_ext_ack *extack)
  * the gate on this CPU is switched back in, ftrace has just shut the gate
  * for it: open it again.
  */
-static void notrace pf_switch_probe(void *data, bool preempt,
-				    struct task_struct *prev,
+#ifdef PF_SCHED_SWITCH_PREV_STATE
+static void notrace pf_switch_probe(void *data, bool preempt, struct task_struct *prev,
 				    struct task_struct *next,
 				    unsigned int prev_state)
+#else
+static void notrace pf_switch_probe(void *data, bool preempt, struct task_struct *prev,
+				    struct task_struct *next)
+#endif
 {
 	if (!this_cpu_read(pf_open) || next != this_cpu_read(pf_open_task))
 		return;
@@ -423,10 +452,16 @@ int pf_gate_init(void)
 
 	/* The compiler checks pf_probe against the tracepoint's own type. */
 	check_trace_callback_type_sched_switch(pf_switch_probe);
+#ifdef PF_SCHED_SWITCH_PREV_STATE
 	BUILD_BUG_ON(!__same_type(pf_probe, void (*)(void *, bool,
 						     struct task_struct *,
 						     struct task_struct *,
 						     unsigned int)));
+#else
+	BUILD_BUG_ON(!__same_type(pf_probe, void (*)(void *, bool,
+						     struct task_struct *,
+						     struct task_struct *)));
+#endif
 	for_each_kernel_tracepoint(pf_find_sched_switch, &pf_sched_switch);
 	if (!pf_sched_switch) {
 		pr_err("no sched_switch tracepoint (CONFIG_TRACEPOINTS?)\n");

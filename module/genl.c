@@ -67,7 +67,12 @@ enum pf_mcgrp { PF_MCGRP_EVENTS };
 static const struct genl_multicast_group pf_mcgrps[] = {
 	[PF_MCGRP_EVENTS] = {
 		.name = PKTFILT_MCGRP_EVENTS,
+#ifdef PF_GENL_MCAST_CAP_NET_ADMIN
 		.flags = GENL_MCAST_CAP_NET_ADMIN,
+#else
+		/* 5.10: the only permission a group can ask for. */
+		.cap_sys_admin = 1,
+#endif
 	},
 };
 

@@ -48,6 +48,8 @@ enum pf_root {
 
 /* pktfilt_free's reason for a normal free (consume_skb): never a drop's. */
 #define PF_FREE_CONSUMED	0
+/* A drop on a kernel whose kfree_skb gives no reason (before 5.17). */
+#define PF_FREE_UNKNOWN		-1
 
 /* An armed filter. Readers: under RCU from the hooks. Writers: pf_lock. */
 struct pf_filter {

@@ -15,7 +15,9 @@
 #include <linux/inet.h>
 #include <linux/trace_seq.h>
 #include <linux/tracepoint.h>
+#ifdef PF_DROP_REASON_NAMES
 #include <net/dropreason.h>
+#endif
 
 #include <pktfilt.h>
 
@@ -117,6 +119,12 @@ TRACE_EVENT(pktfilt_packet,
 #undef PF_FNe
 #define PF_FN(reason)	{ SKB_DROP_REASON_##reason, #reason },
 #define PF_FNe(reason)	{ SKB_DROP_REASON_##reason, #reason }
+/* No names before 6.0: a drop's reason is UNKNOWN (5.10) or a number. */
+#ifdef PF_DROP_REASON_NAMES
+#define PF_DROP_REASONS	DEFINE_DROP_REASON(PF_FN, PF_FNe)
+#else
+#define PF_DROP_REASONS	{ PF_FREE_UNKNOWN, "UNKNOWN" }
+#endif
 #endif
 
 TRACE_EVENT(pktfilt_free,
@@ -140,7 +148,7 @@ TRACE_EVENT(pktfilt_free,
 	TP_printk("id=%llu reason=%s func=%pS", __entry->id,
 		  __print_symbolic(__entry->reason,
 				   { PF_FREE_CONSUMED, "CONSUMED" },
-				   DEFINE_DROP_REASON(PF_FN, PF_FNe)),
+				   PF_DROP_REASONS),
 		  __entry->location)
 );
 

@@ -39,6 +39,7 @@
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "pktfilt.h"
@@ -210,7 +211,9 @@ const char pf_trace_help[] =
 "        pktfilt events' enable and filter. With tracing off and the\n"
 "        nop tracer, it sets: set_ftrace_pid to the value of\n"
 "        /proc/sys/kernel/pid_max, a PID no task can have (nothing is\n"
-"        traced but what the module lets through); the notrace and event\n"
+"        traced but what the module lets through; before Linux 5.17,\n"
+"        whose set_ftrace_pid takes PIDs below pid_max only, pid_max - 1,\n"
+"        which a task gets only once the PIDs wrap); the notrace and event\n"
 "        PID lists, set_graph_notrace and set_ftrace_notrace empty;\n"
 "        set_graph_function to the roots the --at stages and predicates\n"
 "        can reach (l4: tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv\n"
@@ -1620,6 +1623,22 @@ static long pid_max(void)
 	return v > 0 ? v : 4194304;	/* PID_MAX_LIMIT: no PID is that */
 }
 
+/*
+ * set_ftrace_pid's idle PID: pid_max. Before 5.17 (Debian 11's 5.10) the
+ * PID list is a bitmap of pid_max bits that refuses pid_max: pid_max - 1,
+ * the PID a task gets last, once the PIDs wrap.
+ */
+static long idle_pid(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (!uname(&u) && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+	    (major < 5 || (major == 5 && minor < 17)))
+		return pid_max() - 1;
+	return pid_max();
+}
+
 /* Steps 2 and 3: tracefs, then the filter. */
 static int arm(struct trace_run *r)
 {
@@ -1636,7 +1655,7 @@ static int arm(struct trace_run *r)
 	}
 	r->tfs_open = true;
 
-	c.idle_pid = (pid_t)pid_max();
+	c.idle_pid = (pid_t)idle_pid();
 	c.nroots = pf_trace_roots(&r->o.filter.spec, r->o.filter.stages, roots,
 				  16);
 	c.roots = roots;

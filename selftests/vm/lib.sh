@@ -162,6 +162,27 @@ wait_for_file() {
 # --- tracefs -------------------------------------------------------------------
 # Neither helper changes the current directory.
 
+# idle_pid: a PID for set_ftrace_pid that no task has: pid_max. Before 5.17
+# (5.10) set_ftrace_pid only takes PIDs below pid_max (a bitmap of pid_max
+# bits): pid_max - 1 there, which a task gets only once the PIDs wrap.
+idle_pid() {
+	_m=$(cat /proc/sys/kernel/pid_max)
+	case $(uname -r) in
+	[1-4].*|5.[0-9].*|5.1[0-6].*) echo $((_m - 1)) ;;
+	*) echo "$_m" ;;
+	esac
+}
+
+# drop_reason NAME: how pktfilt_free names the drop reason NAME on this
+# kernel: NAME, or UNKNOWN where kfree_skb gives no reason (before 5.17).
+drop_reason() {
+	if grep -q 'reason' "$TRACEFS/events/skb/kfree_skb/format" 2>/dev/null; then
+		echo "$1"
+	else
+		echo UNKNOWN
+	fi
+}
+
 # tracefs_prepare: function_graph tracer, no irq functions in the graph,
 # trace buffer empty, set_ftrace_pid set to a pid that cannot exist (pid_max)
 # so that no task is traced until a test says which, tracing on.
@@ -169,7 +190,7 @@ tracefs_prepare() {
 	echo 0 >"$TRACEFS/tracing_on" &&
 	echo nop >"$TRACEFS/current_tracer" &&
 	echo >"$TRACEFS/trace" &&
-	cat /proc/sys/kernel/pid_max >"$TRACEFS/set_ftrace_pid" &&
+	idle_pid >"$TRACEFS/set_ftrace_pid" &&
 	echo 0 >"$TRACEFS/options/funcgraph-irqs" &&
 	echo function_graph >"$TRACEFS/current_tracer" &&
 	echo 1 >"$TRACEFS/tracing_on"

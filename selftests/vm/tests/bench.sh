@@ -83,7 +83,7 @@ run_disarmed() {
 # hooked, it tells the gate's and the hooks' share from ftrace's.
 run_pidonly() {
 	insmod $PKTFILT_KO
-	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	idle_pid > $T/set_ftrace_pid
 	traffic pidonly "$1"
 	echo > $T/set_ftrace_pid
 	rmmod pktfilt
@@ -100,7 +100,7 @@ run_pidonly() {
 # gateonly: the hooks' own.
 run_gateonly() {
 	insmod $PKTFILT_KO
-	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	idle_pid > $T/set_ftrace_pid
 	pktfilt set --at l4 --proto icmp --count 0
 	traffic gateonly "$1"
 	pktfilt clear
@@ -117,7 +117,7 @@ run_gateonly() {
 # LOCAL_OUT hook (every locally generated IP packet).
 hooked_stage() {
 	insmod $PKTFILT_KO
-	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	idle_pid > $T/set_ftrace_pid
 	pktfilt set --at "$1" $FILTER --count 0
 	traffic "$2" "$3"
 	pktfilt clear
@@ -137,7 +137,7 @@ run_hooked_tx() { hooked_stage tx hooked_tx "$1"; }
 EXPR_FILTER='udp dst port 9000'
 run_hooked_expr() {
 	insmod $PKTFILT_KO
-	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	idle_pid > $T/set_ftrace_pid
 	pktfilt set --at rx --count 0 "$EXPR_FILTER"
 	traffic hooked_expr "$1"
 	pktfilt clear

@@ -70,7 +70,7 @@ insmod $PKTFILT_KO
 listen 9000 1
 two nosock 9000 9001
 wait $LISTENER
-grep -q 'reason=CONSUMED' "$OUT" && grep -q 'reason=NO_SOCKET' "$OUT"
+grep -q 'reason=CONSUMED' "$OUT" && grep -q "reason=$(drop_reason NO_SOCKET)" "$OUT"
 check "nosock: CONSUMED and NO_SOCKET" test $? = 0
 emit nosock
 
@@ -85,7 +85,7 @@ EOF
 listen 9000 1
 two nft 9000 7778
 wait $LISTENER
-grep -q 'reason=CONSUMED' "$OUT" && grep -q 'reason=NETFILTER_DROP' "$OUT"
+grep -q 'reason=CONSUMED' "$OUT" && grep -q "reason=$(drop_reason NETFILTER_DROP)" "$OUT"
 check "nft: CONSUMED and NETFILTER_DROP" test $? = 0
 emit nft
 ip netns exec b nft delete table inet pfdiff

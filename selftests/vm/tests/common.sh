@@ -85,7 +85,7 @@ netns_inode() { stat -L -c %i "/run/netns/$1"; }
 # at all). Between cases only tracing_on, the buffer and the event change.
 trace_start() {
 	echo 0 > $T/tracing_on
-	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	idle_pid > $T/set_ftrace_pid
 	echo 0 > $T/options/funcgraph-irqs
 	# Graphs only from the handlers: an interrupt that lands in the few
 	# instructions between the gate and the handler stays out (README).

@@ -36,7 +36,7 @@ NPKT=$(grep -c '^[0-9]' $CORPUS)
 
 expr_trace_start() {
 	echo 0 > $T/tracing_on
-	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	idle_pid > $T/set_ftrace_pid
 	echo 0 > $T/options/funcgraph-irqs
 	echo "$ROOTS $HANDLERS" > $T/set_graph_function
 	OLD_DEPTH=$(cat $T/max_graph_depth)

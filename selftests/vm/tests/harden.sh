@@ -172,7 +172,7 @@ settle_case() {
 	flood_start
 	i=0 armed=0
 	while [ $i -lt "$rounds" ]; do
-		cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+		idle_pid > $T/set_ftrace_pid
 		pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 0 2>/dev/null &&
 			armed=$((armed + 1))
 		# Let matching packets open and close the gate meanwhile.
@@ -400,7 +400,7 @@ watch_case() {
 # hooks were gone, so a packet could queue it again, to run in freed code.
 rmmodcount_case() {
 	cycles=${RMMOD_CYCLES:-30}
-	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	idle_pid > $T/set_ftrace_pid
 	flood_start
 	i=0 bad=0
 	while [ $i -lt "$cycles" ]; do

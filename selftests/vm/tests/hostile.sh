@@ -435,7 +435,7 @@ unload_cases() {
 	expect_eq "unload: the slots read through the kprobe event hold the kernel's handlers" $want_ok 1
 
 	# The tracer is left as it is: switching it patches every function.
-	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	idle_pid > $T/set_ftrace_pid
 	# Floods on both vCPUs, matching (9000) and not (9001, tcp, icmp),
 	# until told to stop.
 	rm -f /tmp/flood.stop

@@ -43,7 +43,7 @@ mkdir -p $J
 # ftrace knows: seconds under TCG, so not for each case.
 jtrace_setup() {
 	echo 0 > $T/tracing_on
-	cat /proc/sys/kernel/pid_max > $T/set_ftrace_pid
+	idle_pid > $T/set_ftrace_pid
 	echo 0 > $T/options/funcgraph-irqs
 	echo "$ROOTS $HANDLERS" > $T/set_graph_function
 	if [ "$(cat $T/current_tracer)" != function_graph ]; then
@@ -503,8 +503,8 @@ drop_case() {
 	if g_has_func "$line" nft_do_chain; then ok "$name: nft_do_chain inside"; else fail "$name: nft_do_chain inside"; fi
 	fr=$(first_free "${id:-none}")
 	case $fr in
-	"NETFILTER_DROP "*) ok "$name: pktfilt_free id=$id reason=NETFILTER_DROP" ;;
-	*) fail "$name: pktfilt_free reason=NETFILTER_DROP" "first free of id ${id:-none}: '$fr'"
+	"$(drop_reason NETFILTER_DROP) "*) ok "$name: pktfilt_free id=$id reason=$(drop_reason NETFILTER_DROP)" ;;
+	*) fail "$name: pktfilt_free reason=$(drop_reason NETFILTER_DROP)" "first free of id ${id:-none}: '$fr'"
 	   grep '^FREE' $J/graphs | head -5 ;;
 	esac
 	# 6.12's graph has the free under nft_do_chain (the verdict's).
@@ -560,8 +560,8 @@ nosock_case() {
 	id=$(echo "$line" | sed -n 's/^G id=\([0-9]*\) .*/\1/p')
 	fr=$(first_free "${id:-none}")
 	case $fr in
-	"NO_SOCKET "*) ok "$name: pktfilt_free id=$id reason=NO_SOCKET" ;;
-	*) fail "$name: pktfilt_free reason=NO_SOCKET" "first free of id ${id:-none}: '$fr'"
+	"$(drop_reason NO_SOCKET) "*) ok "$name: pktfilt_free id=$id reason=$(drop_reason NO_SOCKET)" ;;
+	*) fail "$name: pktfilt_free reason=$(drop_reason NO_SOCKET)" "first free of id ${id:-none}: '$fr'"
 	   grep '^FREE' $J/graphs | head -5 ;;
 	esac
 	free_func "$name" "$fr" "$(if [ $f = 4 ]; then echo '__udp4_lib_rcv|udp_rcv'; else echo '__udp6_lib_rcv|udpv6_rcv'; fi)"
@@ -808,10 +808,10 @@ tool_cases() {
 	id=$(g_ids | head -1)
 	fr=$(first_free "${id:-none}")
 	case $fr in
-	"NETFILTER_DROP "*) ok "$name: the raw trace has pktfilt_free reason=NETFILTER_DROP" ;;
-	*) fail "$name: pktfilt_free reason=NETFILTER_DROP" "'$fr'" ;;
+	"$(drop_reason NETFILTER_DROP) "*) ok "$name: the raw trace has pktfilt_free reason=$(drop_reason NETFILTER_DROP)" ;;
+	*) fail "$name: pktfilt_free reason=$(drop_reason NETFILTER_DROP)" "'$fr'" ;;
 	esac
-	if grep -q NETFILTER_DROP $J/out; then ok "$name: the report names NETFILTER_DROP"; else fail "$name: the report names NETFILTER_DROP" "$(head -c 300 $J/out)"; fi
+	if grep -q "$(drop_reason NETFILTER_DROP)" $J/out; then ok "$name: the report names $(drop_reason NETFILTER_DROP)"; else fail "$name: the report names $(drop_reason NETFILTER_DROP)" "$(head -c 300 $J/out)"; fi
 }
 
 # --- main ------------------------------------------------------------------------------

@@ -360,8 +360,12 @@ odd_stream_case() {
 	fi
 	expect_graphs "$name" $root "$matched"
 	odd_expect_events "$name" "proto=tcp saddr=$S daddr=$D sport=$sp dport=9000 ifindex=$(ifindex b veth-b) netns=$(netns_inode b)" "$matched"
-	case $mode in
-	none)
+	# Before 5.13 (5.10) a veth does GRO only with an XDP program on it
+	# (its NAPI): nothing merges.
+	case $mode:$(uname -r) in
+	gro:5.[0-9].*|gro:5.1[0-2].*)
+		expect_eq "$name: one skb per wire segment ($segs; no veth GRO without XDP before 5.13)" "$matched" "$segs" ;;
+	none:*)
 		expect_eq "$name: one skb per wire segment ($segs)" "$matched" "$segs" ;;
 	*)
 		if [ "$matched" -gt 0 ] && [ "$matched" -lt "$segs" ]; then

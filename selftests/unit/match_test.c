@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the predicate matcher, module/match.c, the very code the
+ * Unit tests of the predicate matcher, common/match.c, the very code the
  * module runs. Each predicate alone, then together; for every comparison
  * the matching value and its nearest misses.
  */

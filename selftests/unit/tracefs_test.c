@@ -27,7 +27,7 @@
  * (f->shift) makes numbers select the next record, as a module loaded
  * between the read and the write would.
  *
- * Also the pure helpers of tool/tracecmd.c: which handlers a filter reaches,
+ * Also the pure helpers of tool/trace_scope.c: which handlers a filter reaches,
  * and the ring buffer size.
  */
 #include <ctype.h>
@@ -1200,7 +1200,7 @@ TEST(glob_matches_ftrace)
 	}
 }
 
-/* ---- tool/tracecmd.c's helpers ---- */
+/* ---- tool/trace_scope.c's helpers ---- */
 
 static size_t roots_at(struct pf_spec *s, __u32 stages, char *out,
 		       size_t len)

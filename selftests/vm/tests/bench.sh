@@ -39,7 +39,7 @@ SCOPE_OPTS=
 # allocation, raw spinlocks, wakeups), which every subsystem calls: skb
 # allocation and the socket lock stay. nft_* is left out because nf_tables
 # is not loaded here (--functions refuses a glob that matches nothing).
-# A copy of pf_trace_default_scope[] (tool/tracecmd.c) less those: keep
+# A copy of pf_trace_default_scope[] (tool/trace_scope.c) less those: keep
 # the two in step.
 LEAN="tcp_*,__tcp_*,udp*,__udp*,icmp*,ping_*,ip_*,__ip_*,ipv4_*,ip6_*,__ip6_*,ipv6_*,fib_*,fib6_*,rt6_*,dst_*,neigh_*,inet_*,__inet_*,inet6_*,__inet6_*,sock_*,__sock_*,sk_*,__sk_*,lock_sock*,release_sock,__release_sock,nf_*,__nf_*,xfrm*,__xfrm*,security_*,selinux_*,apparmor_*,skb_*,__skb_*,kfree_skb*,consume_skb,__alloc_skb"
 # armed_learned: the functions seen in the graphs of the benchmark's own

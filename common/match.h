@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The predicate matcher. Plain C over <linux/types.h> so that the module and
- * the user-space unit tests compile the very same code.
+ * the user-space unit tests compile the very same code, and the tool fills
+ * the very same struct pf_spec.
  */
 #ifndef PKTFILT_MATCH_H
 #define PKTFILT_MATCH_H

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "pktfilt trace", steps 2 and 3: tracefs set up for function_graph (the
+ * scope, the graph roots, the buffer, the idle PID), then the filter armed.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "pktfilt.h"
+#include "nl.h"
+#include "show.h"
+#include "tracecmd.h"
+#include "tracefs.h"
+#include "trace_run.h"
+
+static unsigned long mem_available_kb(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[128];
+	unsigned long kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %lu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static long pid_max(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+	long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v > 0 ? v : 4194304;	/* PID_MAX_LIMIT: no PID is that */
+}
+
+/*
+ * set_ftrace_pid's idle PID: pid_max. Before 5.17 (Debian 11's 5.10) the
+ * PID list is a bitmap of pid_max bits that refuses pid_max: pid_max - 1,
+ * the PID a task gets last, once the PIDs wrap.
+ */
+static long idle_pid(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (!uname(&u) && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+	    (major < 5 || (major == 5 && minor < 17)))
+		return pid_max() - 1;
+	return pid_max();
+}
+
+/* Steps 2 and 3: tracefs, then the filter. */
+int trace_arm(struct trace_run *r)
+{
+	const char *roots[16];
+	struct pf_tfs_config c = { 0 };
+	struct pf_status st;
+	struct nl_msg *msg;
+	int err;
+
+	err = pf_tracefs_open(&r->tfs, NULL, PKTFILT_GENL_NAME);
+	if (err) {
+		fprintf(stderr, "pktfilt: trace: %s\n", r->tfs.err);
+		return EXIT_RUNTIME;
+	}
+	r->tfs_open = true;
+
+	c.idle_pid = (pid_t)idle_pid();
+	c.nroots = pf_trace_roots(&r->o.filter.spec, r->o.filter.stages, roots,
+				  16);
+	c.roots = roots;
+	if (r->o.functions) {
+		c.globs = (const char *const *)r->o.globs;
+		c.nglobs = r->o.nglobs;
+	} else if (!r->o.all_functions) {
+		c.globs = pf_trace_default_scope;
+		while (c.globs[c.nglobs])
+			c.nglobs++;
+		c.globs_optional = true;
+	}
+	/* The functions are looked for while the settings are read. */
+	err = pf_tracefs_prefetch(&r->tfs, &c);
+	if (!err)
+		err = pf_tracefs_save(&r->tfs);
+	if (err) {
+		fprintf(stderr, "pktfilt: trace: %s\n", r->tfs.err);
+		return EXIT_RUNTIME;
+	}
+	r->lost_before = calloc(r->tfs.ncpus + 1, sizeof(uint64_t));
+	r->lost_after = calloc(r->tfs.ncpus + 1, sizeof(uint64_t));
+	if (!r->lost_before || !r->lost_after) {
+		fprintf(stderr, "pktfilt: trace: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+
+	c.buffer_kb = pf_trace_buffer_kb(r->o.filter.count, r->tfs.ncpus,
+					 mem_available_kb());
+	trace_times_step("tracefs saved");
+	err = pf_tracefs_setup(&r->tfs, &c);
+	if (err) {
+		fprintf(stderr, "pktfilt: trace: %s\n", r->tfs.err);
+		return EXIT_RUNTIME;
+	}
+	trace_times_step(r->tfs.by_index ? "tracefs set up (functions by number)" :
+		   "tracefs set up");
+	if (r->tfs.note[0])
+		fprintf(stderr,
+			"pktfilt: trace: note: ftrace cannot trace %s: such packets are not graphed\n",
+			r->tfs.note);
+	if (pf_tracefs_lost(&r->tfs, r->lost_before) ||
+	    pf_tracefs_start(&r->tfs)) {
+		fprintf(stderr, "pktfilt: trace: %s\n", r->tfs.err);
+		return EXIT_RUNTIME;
+	}
+	r->started = true;
+	trace_times_step("function_graph started");
+
+	r->o.filter.flags = PKTFILT_F_OWNED | PKTFILT_F_EXCLUSIVE;
+	msg = pf_nl_msg(r->nl, PKTFILT_CMD_SET);
+	if (!msg || pf_nl_put_filter(msg, &r->o.filter)) {
+		nlmsg_free(msg);
+		fprintf(stderr, "pktfilt: trace: cannot build the request\n");
+		return EXIT_RUNTIME;
+	}
+	err = pf_nl_request(r->nl, msg, NULL, NULL);
+	if (err == -EBUSY) {
+		fprintf(stderr, "pktfilt: another pktfilt trace is running\n");
+		return EXIT_RUNTIME;
+	}
+	if (err) {
+		trace_kernel_error(r, "arming the filter", err);
+		return EXIT_RUNTIME;
+	}
+	err = trace_get_status(r, &st);
+	if (err) {
+		trace_kernel_error(r, "asking the module", err);
+		return EXIT_RUNTIME;
+	}
+	trace_times_step("filter armed");
+	if (st.has_id)
+		r->filter_id = st.id;
+	if (st.state != PKTFILT_STATE_ARMED) {
+		/* Already done (count reached), or cleared at once. */
+		if (!(r->o.filter.count && strstr(st.reason, "count reached")))
+			snprintf(r->gone, sizeof(r->gone), "%s",
+				 st.reason[0] ? st.reason : "disarmed");
+		else
+			r->module_done = true;
+	}
+	return EXIT_OK;
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "pktfilt trace": what it records. The default set_ftrace_filter scope,
+ * the graph roots a filter reaches, the ring buffer's size. Pure, for the
+ * tests too (selftests/unit/tracefs_test.c).
+ */
+#include "pktfilt.h"
+#include "tracecmd.h"
+
+#define PF_BUF_KB_PACKET	1024
+#define PF_BUF_KB_UNLIMITED	16384
+#define PF_BUF_KB_MAX		65536
+
+const char *const pf_trace_default_scope[] = {
+	/* device receive and transmit, qdiscs, drivers, the bridge */
+	"__netif_*", "netif_*", "__dev_queue_xmit", "dev_queue_xmit*",
+	"dev_hard_start_xmit", "validate_xmit_*", "sch_*", "__qdisc_*",
+	"qdisc_*", "pfifo_*", "fq_codel_*", "veth_*", "virtnet_*", "start_xmit",
+	"loopback_xmit", "eth_*", "br_*", "dev_forward_skb*",
+	"__dev_forward_skb*", "enqueue_to_backlog",
+	/* the protocols */
+	"tcp_*", "__tcp_*", "udp*", "__udp*", "icmp*", "ping_*",
+	/* IP, routing, neighbours */
+	"ip_*", "__ip_*", "ipv4_*", "ip6_*", "__ip6_*", "ipv6_*", "fib_*",
+	"fib6_*", "rt6_*", "dst_*", "neigh_*",
+	/* sockets: lookup, queueing, the owner's backlog, wakeups */
+	"inet_*", "__inet_*", "inet6_*", "__inet6_*", "sock_*", "__sock_*",
+	"sk_*", "__sk_*", "lock_sock*", "release_sock", "__release_sock",
+	"__wake_up*",
+	/* netfilter and IPsec policy */
+	"nf_*", "__nf_*", "nft_*", "xfrm*", "__xfrm*",
+	/* LSM */
+	"security_*", "selinux_*", "apparmor_*",
+	/* skb and slab allocation */
+	"skb_*", "__skb_*", "kfree_skb*", "consume_skb", "__alloc_skb",
+	"kmem_cache_alloc*", "kmem_cache_free", "kmalloc*", "__kmalloc*",
+	"kfree",
+	/* locking */
+	"_raw_spin_lock*", "_raw_spin_unlock*",
+	NULL
+};
+
+size_t pf_trace_roots(const struct pf_spec *spec, __u32 stages,
+		      const char **roots, size_t max)
+{
+	static const struct {
+		const char *name;
+		__u8 stage;
+		__u8 proto;	/* 0: any protocol */
+		__u8 family;
+	} handlers[] = {
+		{ "tcp_v4_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_TCP, PF_FAMILY_IPV4 },
+		{ "udp_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_UDP, PF_FAMILY_IPV4 },
+		{ "icmp_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_ICMP, PF_FAMILY_IPV4 },
+		{ "tcp_v6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_TCP, PF_FAMILY_IPV6 },
+		{ "udpv6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_UDP, PF_FAMILY_IPV6 },
+		{ "icmpv6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_ICMPV6, PF_FAMILY_IPV6 },
+		{ "ip_rcv",	PKTFILT_STAGE_RX, 0, PF_FAMILY_IPV4 },
+		{ "ipv6_rcv",	PKTFILT_STAGE_RX, 0, PF_FAMILY_IPV6 },
+		{ "ip_local_out", PKTFILT_STAGE_TX, 0, PF_FAMILY_IPV4 },
+		{ "ip6_local_out", PKTFILT_STAGE_TX, 0, PF_FAMILY_IPV6 },
+	};
+	__u8 family = spec->saddr.family ? spec->saddr.family :
+		      spec->daddr.family;
+	size_t i, n = 0;
+
+	if (!stages)
+		stages = 1U << PKTFILT_STAGE_L4;	/* a version 1 module */
+	/* ICMP is IPv4's, ICMPv6 IPv6's, at every stage. */
+	if (!family && spec->proto == PKTFILT_PROTO_ICMP)
+		family = PF_FAMILY_IPV4;
+	if (!family && spec->proto == PKTFILT_PROTO_ICMPV6)
+		family = PF_FAMILY_IPV6;
+	for (i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
+		if (!(stages & (1U << handlers[i].stage)))
+			continue;
+		if (spec->proto && handlers[i].proto &&
+		    spec->proto != handlers[i].proto)
+			continue;
+		if (family && family != handlers[i].family)
+			continue;
+		/* Ports: only TCP and UDP have them. */
+		if ((spec->sport.set || spec->dport.set) && handlers[i].proto &&
+		    handlers[i].proto != PKTFILT_PROTO_TCP &&
+		    handlers[i].proto != PKTFILT_PROTO_UDP)
+			continue;
+		if (n < max)
+			roots[n] = handlers[i].name;
+		n++;
+	}
+	return n;
+}
+
+unsigned long pf_trace_buffer_kb(__u32 count, unsigned long ncpus,
+				 unsigned long mem_kb)
+{
+	unsigned long kb;
+
+	if (!count)
+		kb = PF_BUF_KB_UNLIMITED;
+	else if (count >= PF_BUF_KB_MAX / PF_BUF_KB_PACKET)
+		kb = PF_BUF_KB_MAX;
+	else
+		kb = (unsigned long)count * PF_BUF_KB_PACKET;
+	if (kb > PF_BUF_KB_MAX)
+		kb = PF_BUF_KB_MAX;
+	if (mem_kb && ncpus && kb > mem_kb / 4 / ncpus)
+		kb = mem_kb / 4 / ncpus;
+	return kb;
+}

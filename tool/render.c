@@ -392,7 +392,17 @@ static void json_node(struct pf_obuf *b, const struct pf_node *node)
 	ob_lit(b, "]}");
 }
 
-static void json_packet(FILE *out, const struct pf_packet *pkt)
+/* A JSON string, or null for NULL. */
+static void json_str_or_null(struct pf_obuf *b, const char *str)
+{
+	if (str)
+		json_str(b, str);
+	else
+		ob_lit(b, "null");
+}
+
+static void json_packet(FILE *out, const struct pf_packet *pkt,
+			const char *filter)
 {
 	struct pf_obuf buf, *b = &buf;
 	char why[160];
@@ -451,13 +461,15 @@ static void json_packet(FILE *out, const struct pf_packet *pkt)
 		json_node(b, pkt->graph);
 	else
 		ob_lit(b, "null");
+	ob_lit(b, ",\"filter\":");
+	json_str_or_null(b, filter);
 	ob_lit(b, "}\n");
 	ob_flush(b);
 }
 
 int pf_render_json_packet(FILE *out, const struct pf_packet *pkt)
 {
-	json_packet(out, pkt);
+	json_packet(out, pkt, NULL);
 	return out_status(out);
 }
 
@@ -1080,6 +1092,7 @@ struct pf_chrome {
 	uint64_t *cpu_end;	/* [cpu]: the end of its last packet */
 	unsigned char *cpu_seen;	/* [cpu]: its thread_name written */
 	const struct pf_packet *pkt;	/* the packet being written */
+	const char *filter;	/* for otherData; NULL: unknown */
 };
 
 static void chrome_ts(struct pf_obuf *b, uint64_t ns)
@@ -1296,7 +1309,9 @@ static void chrome_end(struct pf_chrome *c)
 {
 	chrome_start(c);
 	ob_lit(&c->ob, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":"
-		       "{\"generator\":\"pktfilt\"}}\n");
+		       "{\"generator\":\"pktfilt\",\"filter\":");
+	json_str_or_null(&c->ob, c->filter);
+	ob_lit(&c->ob, "}}\n");
 	ob_flush(&c->ob);
 }
 
@@ -1310,10 +1325,12 @@ struct pf_render {
 	struct pf_svg svg;	/* its out: the packets, in a temporary file */
 	size_t drawn;
 	struct pf_chrome *chrome;
+	char *filter;		/* pf_render_opts.filter's copy, or NULL */
 	int err;
 };
 
-struct pf_render *pf_render_new(enum pf_format fmt, FILE *out)
+struct pf_render *pf_render_new(enum pf_format fmt, FILE *out,
+				const struct pf_render_opts *opts)
 {
 	struct pf_render *r = calloc(1, sizeof(*r));
 
@@ -1321,10 +1338,19 @@ struct pf_render *pf_render_new(enum pf_format fmt, FILE *out)
 		return NULL;
 	r->fmt = fmt;
 	r->out = out;
+	if (opts && opts->filter) {
+		r->filter = strdup(opts->filter);
+		if (!r->filter) {
+			free(r);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
 	if (fmt == PF_FORMAT_SVG) {
 		/* The header needs the height: the packets wait on disk. */
 		r->svg.out = tmpfile();
 		if (!r->svg.out) {
+			free(r->filter);
 			free(r);
 			return NULL;
 		}
@@ -1345,11 +1371,13 @@ struct pf_render *pf_render_new(enum pf_format fmt, FILE *out)
 				free(r->chrome->cpu_seen);
 			}
 			free(r->chrome);
+			free(r->filter);
 			free(r);
 			errno = ENOMEM;
 			return NULL;
 		}
 		r->chrome->ob.out = out;
+		r->chrome->filter = r->filter;
 	}
 	return r;
 }
@@ -1371,7 +1399,7 @@ int pf_render_packet(struct pf_render *r, const struct pf_packet *pkt)
 		r->err = stream_status(r->out);
 		break;
 	case PF_FORMAT_JSON:
-		json_packet(r->out, pkt);
+		json_packet(r->out, pkt, r->filter);
 		r->err = stream_status(r->out);
 		break;
 	case PF_FORMAT_FOLDED:
@@ -1440,6 +1468,7 @@ int pf_render_end(struct pf_render *r)
 	folded_free(&r->folded);
 	if (r->svg.out)
 		fclose(r->svg.out);
+	free(r->filter);
 	free(r);
 	return err;
 }
@@ -1447,7 +1476,7 @@ int pf_render_end(struct pf_render *r)
 static int render_trace(enum pf_format fmt, FILE *out,
 			const struct pf_trace *trace)
 {
-	struct pf_render *r = pf_render_new(fmt, out);
+	struct pf_render *r = pf_render_new(fmt, out, NULL);
 	size_t i;
 
 	if (!r)

@@ -53,6 +53,8 @@ const char pf_trace_help[] =
 "            report', which describes each (chrome: a timeline for\n"
 "            ui.perfetto.dev; trace leaves funcgraph-abstime off, so its\n"
 "            times within a graph are reconstructed from the durations).\n"
+"            json and chrome name the filter, as 'pktfilt show' prints\n"
+"            it: in each record's \"filter\", in \"otherData\".\n"
 "\n"
 "        -o FILE, --output FILE\n"
 "            Print them to FILE, not standard output.\n"

@@ -618,6 +618,80 @@ TEST(json_reader_refuses)
 	pf_diff_packet_free(p);
 }
 
+/*
+ * pktfilt trace's JSON ends each record with the filter that traced it
+ * (report's with null): the reader takes both, and any member it does not
+ * know, and the packet is the same as without.
+ */
+TEST(json_reader_filter)
+{
+	static const char *const lines[] = {
+		"{\"seq\":3,\"graph\":{\"func\":\"ip_rcv\",\"duration_ns\":5,\"children\":[]},\"filter\":\"--proto udp --count 1 --at rx 'udp and not port 53'\"}",
+		"{\"seq\":3,\"graph\":{\"func\":\"ip_rcv\",\"duration_ns\":5,\"children\":[]},\"filter\":null}",
+		"{\"seq\":3,\"filter\":\"--count 0 'it'\\\\''s \\\"x\\\"'\",\"graph\":{\"func\":\"ip_rcv\",\"duration_ns\":5,\"children\":[]}}",
+		"{\"seq\":3,\"graph\":{\"func\":\"ip_rcv\",\"duration_ns\":5,\"children\":[]},\"later\":{\"a\":[1,true,null]}}",
+	};
+	static const char odd[] = "{\"seq\":4,\"filter\":7}";
+	struct pf_render_opts opts = {
+		.filter = "--proto udp --daddr 10.9.0.2 --count 2 --at rx 'udp port 9000 or udp port 7777'",
+	};
+	struct pf_trace *t = fixture_trace("diff/6.12", "nosock");
+	char err[256], *buf = NULL, *line, *nl;
+	struct pf_packet *p, *copy;
+	struct pf_render *r;
+	size_t i, len = 0, n = 0;
+	FILE *m;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		p = pf_diff_packet_json(lines[i], strlen(lines[i]), err,
+					sizeof(err));
+		if (!p)
+			TH_LOG("refused: %s: %s", lines[i], err);
+		ASSERT_NE(NULL, p);
+		EXPECT_EQ(3, p->seq);
+		ASSERT_NE(NULL, p->graph);
+		EXPECT_STREQ("ip_rcv", p->graph->func);
+		EXPECT_EQ(5, p->graph->duration_ns);
+		pf_diff_packet_free(p);
+	}
+	/* A filter that is not a string or null is still only ignored. */
+	p = pf_diff_packet_json(odd, sizeof(odd) - 1, err, sizeof(err));
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(4, p->seq);
+	pf_diff_packet_free(p);
+
+	/* Each record of a trace's JSON reads back as its packet. */
+	ASSERT_NE(NULL, t);
+	m = open_memstream(&buf, &len);
+	ASSERT_NE(NULL, m);
+	r = pf_render_new(PF_FORMAT_JSON, m, &opts);
+	ASSERT_NE(NULL, r);
+	for (i = 0; i < t->npackets; i++)
+		ASSERT_EQ(0, pf_render_packet(r, t->packets[i]));
+	ASSERT_EQ(0, pf_render_end(r));
+	fclose(m);
+	for (line = buf; *line; line = nl + 1, n++) {
+		nl = strchr(line, '\n');
+		ASSERT_NE(NULL, nl);
+		ASSERT_LT(n, t->npackets);
+		EXPECT_NE(NULL, strstr(line, ",\"filter\":\"--proto udp --daddr 10.9.0.2 --count 2 --at rx 'udp port 9000 or udp port 7777'\"}\n"));
+		p = pf_diff_packet_json(line, (size_t)(nl - line), err,
+					sizeof(err));
+		if (!p)
+			TH_LOG("record %zu: %s", n, err);
+		ASSERT_NE(NULL, p);
+		copy = pf_diff_packet_copy(t->packets[n]);
+		ASSERT_NE(NULL, copy);
+		EXPECT_EQ(copy->seq, p->seq);
+		EXPECT_EQ(0, diff_quiet(copy, p));
+		pf_diff_packet_free(copy);
+		pf_diff_packet_free(p);
+	}
+	EXPECT_EQ(t->npackets, n);
+	free(buf);
+	pf_trace_free(t);
+}
+
 /* --- --format chrome --------------------------------------------------------------- */
 
 struct slice {

@@ -104,6 +104,17 @@ int pf_render_svg(FILE *out, const struct pf_trace *trace);
 int pf_render_chrome(FILE *out, const struct pf_trace *trace);
 
 /*
+ * The same format for packets to be compared (pktfilt diff): @pkts[i] is
+ * process i + 1, named @names[i] and sorted so, with a track per CPU as
+ * above; each process's packet starts at time 0 (with funcgraph-abstime,
+ * its calls at their timestamps less its root's), so that the packets'
+ * calls line up. otherData's filter is null.
+ */
+int pf_render_chrome_processes(FILE *out,
+			       const struct pf_packet *const *pkts,
+			       const char *const *names, size_t n);
+
+/*
  * Streaming: a renderer given the packets one by one (as a streaming
  * parser, pf_fgraph_new_stream(), hands them over), which writes each as
  * it comes where it can (text, JSON: the same output as above) and keeps

@@ -49,12 +49,12 @@
 #define PF_DIFF_MAX_TOP		1000
 
 const char pf_diff_synopsis[] =
-"pktfilt diff [--format text|json] [--top N] [--stage STAGE] [-o FILE]\n"
-"                  FILE [PACKET] [FILE] [PACKET]";
+"pktfilt diff [--format text|json|chrome] [--top N] [--stage STAGE]\n"
+"                  [-o FILE] FILE [PACKET] [FILE] [PACKET]";
 
 const char pf_diff_help[] =
-"    pktfilt diff [--format text|json] [--top N] [--stage STAGE] [-o FILE]\n"
-"                 FILE [PACKET] [FILE] [PACKET]\n"
+"    pktfilt diff [--format text|json|chrome] [--top N] [--stage STAGE]\n"
+"                 [-o FILE] FILE [PACKET] [FILE] [PACKET]\n"
 "        Compare the call trees of two packets and say where their paths\n"
 "        through the kernel part: \"packet 1 was delivered, packet 2 was\n"
 "        dropped: where?\". Each FILE is a trace pktfilt made, raw (as\n"
@@ -77,7 +77,7 @@ const char pf_diff_help[] =
 "        when there was a choice), or the one --stage names. A FILE named\n"
 "        like a PACKET is written ./1.\n"
 "\n"
-"        --format text|json\n"
+"        --format text|json|chrome\n"
 "            text (the default), in this order:\n"
 "              --- A: packet SEQ (STAGE, id ID) of FILE: the tuple, as\n"
 "                  report prints it; its fate, root, duration, calls\n"
@@ -118,6 +118,13 @@ const char pf_diff_help[] =
 "            \"a_ns\", \"b_ns\", \"diff_ns\", \"ratio\"}). A path is the list\n"
 "            of the calls from the root; duration_ns is null for a call\n"
 "            whose return is missing; ratio is null where A's is 0.\n"
+"            chrome: the two packets as one timeline in the Trace Event\n"
+"            Format (see 'pktfilt help report'), for ui.perfetto.dev: A\n"
+"            is process 1, named \"A: packet SEQ (STAGE, id ID) of FILE\",\n"
+"            B process 2, each with a track per CPU and its packet from\n"
+"            time 0 (with funcgraph-abstime, its calls at their\n"
+"            timestamps less its root's), so that their calls line up.\n"
+"            The exit status is the comparison's, as with text.\n"
 "\n"
 "        --top N\n"
 "            List N places and N durations at most (default 10,\n"
@@ -153,7 +160,10 @@ const char pf_diff_examples[] =
 "        pktfilt diff run.trace 1 2\n"
 "\n"
 "    The first packet of two runs, as JSON:\n"
-"        pktfilt diff --format json good.json bad.json\n";
+"        pktfilt diff --format json good.json bad.json\n"
+"\n"
+"    Both on one timeline, to open in ui.perfetto.dev:\n"
+"        pktfilt diff --format chrome -o ab.json run.trace 1 2\n";
 
 /* --- packets of one's own ---------------------------------------------------- */
 
@@ -1264,6 +1274,45 @@ static void json_out(FILE *out, const struct pf_packet *a,
 	fputs("]}\n", out);
 }
 
+/* --- chrome ---------------------------------------------------------------------- */
+
+/* "A: packet 3 (rx, id 3) of run.trace", as text's header names it. */
+static char *process_name(const char *side, const struct pf_packet *pkt,
+			  const char *file)
+{
+	const char *stage = pkt->stage[0] ? pkt->stage : "?";
+	int n;
+	char *s;
+
+	if (!file)
+		file = "?";
+	n = snprintf(NULL, 0, "%s: packet %" PRIu64 " (%s, id %" PRIu64 ") of %s",
+		     side, pkt->seq, stage, pkt->id, file);
+	s = n < 0 ? NULL : malloc((size_t)n + 1);
+	if (s)
+		snprintf(s, (size_t)n + 1, "%s: packet %" PRIu64 " (%s, id %" PRIu64 ") of %s",
+			 side, pkt->seq, stage, pkt->id, file);
+	return s;
+}
+
+/* Both packets on one timeline: A process 1, B process 2. */
+static int chrome_out(FILE *out, const struct pf_packet *a,
+		      const struct pf_packet *b, const struct pf_diff_opts *o)
+{
+	const struct pf_packet *pkts[2] = { a, b };
+	char *names[2];
+	int err = -ENOMEM;
+
+	names[0] = process_name("A", a, o->name_a);
+	names[1] = process_name("B", b, o->name_b);
+	if (names[0] && names[1])
+		err = pf_render_chrome_processes(out, pkts,
+						 (const char *const *)names, 2);
+	free(names[0]);
+	free(names[1]);
+	return err;
+}
+
 int pf_diff(FILE *out, const struct pf_packet *a, const struct pf_packet *b,
 	    const struct pf_diff_opts *o)
 {
@@ -1296,11 +1345,19 @@ int pf_diff(FILE *out, const struct pf_packet *a, const struct pf_packet *b,
 		goto out;
 	}
 	same = !w->places && same_fate(a, b) && !strcmp(a->stage, b->stage);
-	if (o->format == PF_DIFF_JSON)
-		json_out(out, a, b, o, w, same);
-	else
-		text_out(out, a, b, o, w);
 	ret = same ? EXIT_SAME : EXIT_DIFFER;
+	if (o->format == PF_DIFF_CHROME) {
+		int err = chrome_out(out, a, b, o);
+
+		if (err) {
+			ret = err;
+			goto out;
+		}
+	} else if (o->format == PF_DIFF_JSON) {
+		json_out(out, a, b, o, w, same);
+	} else {
+		text_out(out, a, b, o, w);
+	}
 	if (fflush(out) || ferror(out))
 		ret = errno ? -errno : -EIO;
 out:
@@ -1724,10 +1781,14 @@ int pf_diff_run(const struct pf_cmd *cmd, int argc, char **argv)
 	if (nfiles < 2)
 		return diff_usage("%s", nfiles ? "one packet given: name two (FILE PACKET PACKET, or two FILEs)"
 					       : "no FILE given");
-	if (format && strcmp(format, "text") && strcmp(format, "json"))
-		return diff_usage("unknown --format '%s': text or json", format);
+	if (format && strcmp(format, "text") && strcmp(format, "json") &&
+	    strcmp(format, "chrome"))
+		return diff_usage("unknown --format '%s': text, json or chrome",
+				  format);
 	if (format && !strcmp(format, "json"))
 		o.format = PF_DIFF_JSON;
+	if (format && !strcmp(format, "chrome"))
+		o.format = PF_DIFF_CHROME;
 	if (top) {
 		if (!parse_u64(top, &v) || !v || v > PF_DIFF_MAX_TOP)
 			return diff_usage("--top %s: a number 1-1000", top);

@@ -2,7 +2,7 @@
 /*
  * "pktfilt diff": compare the call trees of two packets (two graphs of
  * fgraph.h), read from raw function_graph traces or from pktfilt's JSON
- * Lines (report --format json).
+ * Lines (report --format json); as text, JSON or a chrome timeline.
  */
 #ifndef PKTFILT_DIFF_H
 #define PKTFILT_DIFF_H
@@ -51,6 +51,7 @@ void pf_diff_packet_free(struct pf_packet *pkt);
 enum pf_diff_format {
 	PF_DIFF_TEXT,
 	PF_DIFF_JSON,
+	PF_DIFF_CHROME,		/* both packets: render.h's chrome, 2 processes */
 };
 
 struct pf_diff_opts {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pktfilt: arm the pktfilt module so that ftrace's function_graph records
- * exactly one chosen packet's protocol receive handler.
+ * exactly one chosen packet's path through the network stack (IP receive,
+ * the protocol handler, IP output).
  *
  * Exit statuses: 0 done, 1 runtime or kernel error, 2 usage error.
  */
@@ -38,7 +39,7 @@ struct pf_cmd {
 
 static const char help_name[] =
 "NAME\n"
-"    pktfilt - trace one chosen packet's protocol receive handler\n";
+"    pktfilt - trace one chosen packet through the kernel's network stack\n";
 
 static const char help_description[] =
 "DESCRIPTION\n"
@@ -53,16 +54,19 @@ static const char help_description[] =
 "    earlier, at IP receive or IP output, and one packet is followed\n"
 "    through its stages under one packet id.\n"
 "\n"
-"    A filter is a set of predicates and a packet count. It stays armed\n"
-"    until it has traced COUNT packets or is cleared; then the module is\n"
-"    idle and costs nothing. There is one filter at a time.\n";
+"    A filter is a set of predicates, a filter expression in tcpdump's\n"
+"    language if given, and a packet count. It stays armed until it has\n"
+"    traced COUNT packets or is cleared; then the module is idle and\n"
+"    costs nothing. There is one filter at a time.\n";
 
 static const char help_set[] =
-"    pktfilt set [PREDICATE]... [--count N] [--at STAGE[,STAGE]...]\n"
-"        Arm a filter made of the given predicates (see PREDICATES),\n"
-"        replacing the armed filter if there is one (the counters stay:\n"
-"        they count from module load). All values are checked before\n"
-"        anything is sent. Needs CAP_NET_ADMIN; prints nothing on success.\n"
+"    pktfilt set [PREDICATE]... [--count N] [--at STAGE[,STAGE]...] [EXPRESSION]\n"
+"        Arm a filter made of the given predicates (see PREDICATES) and\n"
+"        filter EXPRESSION (see FILTER EXPRESSIONS), replacing the armed\n"
+"        filter if there is one (the counters stay: they count from\n"
+"        module load). All values are checked, and the expression\n"
+"        compiled, before anything is sent. Needs CAP_NET_ADMIN; prints\n"
+"        nothing on success.\n"
 "\n"
 "        --count N\n"
 "            Trace the first N matching packets, then disarm. 0 means no\n"
@@ -178,6 +182,29 @@ static const char help_predicates[] =
 "        numbers, decimal or hexadecimal after 0x; MASK defaults to\n"
 "        0xffffffff.\n";
 
+static const char help_expr[] =
+"FILTER EXPRESSIONS\n"
+"    The arguments of set and trace that are not options (trace's before\n"
+"    its --) are a filter expression in tcpdump's language, as\n"
+"    pcap-filter(7) describes it: one quoted argument, such as 'udp and\n"
+"    (port 53 or port 853)', or several words, joined by blanks; 1024\n"
+"    bytes at most. libpcap compiles it in pktfilt for raw IP packets\n"
+"    (DLT_RAW) into a classic BPF program, which the module runs on each\n"
+"    packet from its IP header on, at every stage: offsets such as ip[8],\n"
+"    tcp[13] or ip6[40] count from the IP header, as in tcpdump. It is\n"
+"    ANDed with the predicates, which are tested first: a packet must\n"
+"    pass both. Give what you can as predicates, the rest as an\n"
+"    expression, which costs more per packet.\n"
+"\n"
+"    There is no link layer: an expression with link-layer words (ether,\n"
+"    vlan, arp, broadcast, ...) is refused with libpcap's message and a\n"
+"    note saying so. protochain compiles to a loop, which the kernel's BPF\n"
+"    checker refuses: it is refused too, with what to write instead.\n"
+"    Either is a usage error, as is any expression libpcap cannot\n"
+"    compile. 'pktfilt show' prints the expression as it was written,\n"
+"    quoted as one shell word of the 'pktfilt set' command line. A module\n"
+"    of pktfilt version 1 takes no expression.\n";
+
 static const char help_stages[] =
 "STAGES\n"
 "    --at names where a packet is matched and its graph starts, one or\n"
@@ -277,6 +304,10 @@ static const char examples_set[] =
 "    later stages (received in a namespace, forwarded):\n"
 "        pktfilt set --daddr 192.0.2.7 --dport 53 --at tx,rx\n"
 "\n"
+"    Trace the next 5 DNS packets received, plain or over TLS, as tcpdump\n"
+"    would select them:\n"
+"        pktfilt set --at rx 'udp port 53 or tcp port 853' --count 5\n"
+"\n"
 "    Trace IPv6 packets to ports 8000-8099 marked 0x10 in the low byte of\n"
 "    their mark, until cleared:\n"
 "        pktfilt set --daddr=::/0 --dport=8000-8099 --mark=0x10/0xff \\\n"
@@ -296,7 +327,7 @@ static int cmd_clear(const struct pf_cmd *cmd, int argc, char **argv);
 
 static const struct pf_cmd pf_cmds[] = {
 	{ "set",   cmd_set,   PKTFILT_CMD_SET,
-	  "pktfilt set [PREDICATE]... [--count N] [--at STAGE[,STAGE]...]",
+	  "pktfilt set [PREDICATE]... [--count N] [--at STAGE[,STAGE]...] [EXPRESSION]",
 	  help_set, examples_set },
 	{ "show",  cmd_show,  PKTFILT_CMD_GET,
 	  "pktfilt show", help_show, examples_show },
@@ -329,7 +360,8 @@ static void print_synopsis(FILE *out)
 		"                 --sport P[-P] | --dport P[-P] |\n"
 		"                 --dev IFNAME | --ifindex N | --netns PATH|INODE |\n"
 		"                 --mark VALUE[/MASK]\n"
-		"    STAGE := l4 | rx | tx\n");
+		"    STAGE := l4 | rx | tx\n"
+		"    EXPRESSION := a pcap-filter(7) expression, as tcpdump takes it\n");
 }
 
 static void print_help(FILE *out)
@@ -341,8 +373,9 @@ static void print_help(FILE *out)
 	fprintf(out, "\n%s\nCOMMANDS\n", help_description);
 	for (i = 0; i < NR_CMDS; i++)
 		fprintf(out, "%s\n", pf_cmds[i].help);
-	fprintf(out, "%s\n%s\n%s\n%s\n%s\nEXAMPLES\n", help_help,
-		help_predicates, help_stages, help_tracefs, help_exit);
+	fprintf(out, "%s\n%s\n%s\n%s\n%s\n%s\nEXAMPLES\n", help_help,
+		help_predicates, help_expr, help_stages, help_tracefs,
+		help_exit);
 	for (i = 0; i < NR_CMDS; i++)
 		fprintf(out, "%s%s", i ? "\n" : "", pf_cmds[i].examples);
 }
@@ -352,10 +385,11 @@ static void print_cmd_help(FILE *out, const struct pf_cmd *cmd)
 	fprintf(out, "SYNOPSIS\n    %s\n\nDESCRIPTION\n%s", cmd->synopsis,
 		cmd->help);
 	if (cmd->run == cmd_set)
-		fprintf(out, "\n%s\n%s\n%s", help_predicates, help_stages,
-			help_tracefs);
+		fprintf(out, "\n%s\n%s\n%s\n%s", help_predicates, help_expr,
+			help_stages, help_tracefs);
 	if (cmd->run == pf_trace_run)
-		fprintf(out, "\n%s\n%s", help_predicates, help_stages);
+		fprintf(out, "\n%s\n%s\n%s", help_predicates, help_expr,
+			help_stages);
 	fprintf(out, "\n%s\nEXAMPLES\n%s", help_exit, cmd->examples);
 }
 

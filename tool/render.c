@@ -392,7 +392,17 @@ static void json_node(struct pf_obuf *b, const struct pf_node *node)
 	ob_lit(b, "]}");
 }
 
-static void json_packet(FILE *out, const struct pf_packet *pkt)
+/* A JSON string, or null for NULL. */
+static void json_str_or_null(struct pf_obuf *b, const char *str)
+{
+	if (str)
+		json_str(b, str);
+	else
+		ob_lit(b, "null");
+}
+
+static void json_packet(FILE *out, const struct pf_packet *pkt,
+			const char *filter)
 {
 	struct pf_obuf buf, *b = &buf;
 	char why[160];
@@ -451,13 +461,15 @@ static void json_packet(FILE *out, const struct pf_packet *pkt)
 		json_node(b, pkt->graph);
 	else
 		ob_lit(b, "null");
+	ob_lit(b, ",\"filter\":");
+	json_str_or_null(b, filter);
 	ob_lit(b, "}\n");
 	ob_flush(b);
 }
 
 int pf_render_json_packet(FILE *out, const struct pf_packet *pkt)
 {
-	json_packet(out, pkt);
+	json_packet(out, pkt, NULL);
 	return out_status(out);
 }
 
@@ -1072,15 +1084,61 @@ static void svg_head(FILE *out, size_t drawn, double height)
 /* Between packets laid out one after the other (no timestamps): 10 us. */
 #define CHROME_GAP_NS	10000
 
+/*
+ * The document being written. Its packets go to the current process, pid
+ * (0 until one is named: then 1 "pktfilt"), each on its CPU's track; its
+ * timeline starts at 0, its abstime timestamps less base.
+ */
 struct pf_chrome {
 	struct pf_obuf ob;
 	bool started;		/* "{"traceEvents":[" written */
 	size_t nevents;
+	unsigned int pid;	/* the current process */
+	uint64_t base;		/* subtracted from the timestamps */
 	uint64_t cursor;	/* where the next untimed packet starts */
 	uint64_t *cpu_end;	/* [cpu]: the end of its last packet */
 	unsigned char *cpu_seen;	/* [cpu]: its thread_name written */
 	const struct pf_packet *pkt;	/* the packet being written */
+	const char *filter;	/* for otherData; NULL: unknown */
 };
+
+/* Large (the buffer, a byte and a time per CPU): on the heap. */
+static struct pf_chrome *chrome_new(FILE *out, const char *filter)
+{
+	struct pf_chrome *c = calloc(1, sizeof(*c));
+
+	if (c) {
+		c->cpu_end = calloc(PF_FGRAPH_MAX_CPU + 1, sizeof(uint64_t));
+		c->cpu_seen = calloc(PF_FGRAPH_MAX_CPU + 1, 1);
+	}
+	if (!c || !c->cpu_end || !c->cpu_seen) {
+		if (c) {
+			free(c->cpu_end);
+			free(c->cpu_seen);
+		}
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->ob.out = out;
+	c->filter = filter;
+	return c;
+}
+
+static void chrome_free(struct pf_chrome *c)
+{
+	if (!c)
+		return;
+	free(c->cpu_end);
+	free(c->cpu_seen);
+	free(c);
+}
+
+/* A timestamp on the current process's timeline. */
+static uint64_t chrome_at(const struct pf_chrome *c, uint64_t ns)
+{
+	return ns > c->base ? ns - c->base : 0;
+}
 
 static void chrome_ts(struct pf_obuf *b, uint64_t ns)
 {
@@ -1103,9 +1161,46 @@ static void chrome_start(struct pf_chrome *c)
 		return;
 	c->started = true;
 	ob_lit(&c->ob, "{\"traceEvents\":[\n");
+}
+
+/*
+ * From now on the packets are process @pid's, named @name (and sorted by
+ * pid if @sort), on a timeline of its own: its tracks named anew, its
+ * untimed packets from 0.
+ */
+static void chrome_process(struct pf_chrome *c, unsigned int pid,
+			   const char *name, bool sort)
+{
+	struct pf_obuf *b = &c->ob;
+
+	chrome_start(c);
+	c->pid = pid;
+	c->base = 0;
+	c->cursor = 0;
+	memset(c->cpu_end, 0, (PF_FGRAPH_MAX_CPU + 1) * sizeof(uint64_t));
+	memset(c->cpu_seen, 0, PF_FGRAPH_MAX_CPU + 1);
 	chrome_sep(c);
-	ob_lit(&c->ob, "{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,"
-		       "\"pid\":1,\"tid\":0,\"args\":{\"name\":\"pktfilt\"}}");
+	ob_lit(b, "{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":");
+	ob_u64(b, pid, false);
+	ob_lit(b, ",\"tid\":0,\"args\":{\"name\":");
+	json_str(b, name);
+	ob_lit(b, "}}");
+	if (!sort)
+		return;
+	chrome_sep(c);
+	ob_lit(b, "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"ts\":0,"
+		  "\"pid\":");
+	ob_u64(b, pid, false);
+	ob_lit(b, ",\"tid\":0,\"args\":{\"sort_index\":");
+	ob_u64(b, pid, false);
+	ob_lit(b, "}}");
+}
+
+/* The packets of pf_render_new()'s output: all process 1's. */
+static void chrome_default_process(struct pf_chrome *c)
+{
+	if (!c->pid)
+		chrome_process(c, 1, "pktfilt", false);
 }
 
 /* A track per CPU, named once, in CPU order. */
@@ -1117,15 +1212,18 @@ static void chrome_cpu(struct pf_chrome *c, unsigned int cpu)
 		return;
 	c->cpu_seen[cpu] = 1;
 	chrome_sep(c);
-	ob_lit(b, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":1,"
-		  "\"tid\":");
+	ob_lit(b, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":");
+	ob_u64(b, c->pid, false);
+	ob_lit(b, ",\"tid\":");
 	ob_u64(b, cpu, false);
 	ob_lit(b, ",\"args\":{\"name\":\"CPU ");
 	ob_u64(b, cpu, false);
 	ob_lit(b, "\"}}");
 	chrome_sep(c);
 	ob_lit(b, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"ts\":0,"
-		  "\"pid\":1,\"tid\":");
+		  "\"pid\":");
+	ob_u64(b, c->pid, false);
+	ob_lit(b, ",\"tid\":");
 	ob_u64(b, cpu, false);
 	ob_lit(b, ",\"args\":{\"sort_index\":");
 	ob_u64(b, cpu, false);
@@ -1210,8 +1308,8 @@ static uint64_t chrome_node(struct pf_chrome *c, const struct pf_node *node,
 		const struct pf_node *k = node->children[i];
 		uint64_t ks = cur;
 
-		if (k->has_start && k->start_ns > ks)
-			ks = k->start_ns;
+		if (k->has_start && chrome_at(c, k->start_ns) > ks)
+			ks = chrome_at(c, k->start_ns);
 		if (ks > end)
 			ks = end;
 		cur = chrome_node(c, k, ks, end, false);
@@ -1229,7 +1327,9 @@ static uint64_t chrome_node(struct pf_chrome *c, const struct pf_node *node,
 	chrome_ts(b, start);
 	ob_lit(b, ",\"dur\":");
 	chrome_ts(b, end - start);
-	ob_lit(b, ",\"pid\":1,\"tid\":");
+	ob_lit(b, ",\"pid\":");
+	ob_u64(b, c->pid, false);
+	ob_lit(b, ",\"tid\":");
 	ob_u64(b, c->pkt->cpu, false);
 	if (root || clipped || !node->complete) {
 		bool comma = false;
@@ -1264,11 +1364,10 @@ static void chrome_packet(struct pf_chrome *c, const struct pf_packet *pkt)
 			   PF_FGRAPH_MAX_CPU;
 	uint64_t start, end;
 
-	chrome_start(c);
 	c->pkt = pkt;
 	chrome_cpu(c, cpu);
-	start = pkt->graph && pkt->graph->has_start ? pkt->graph->start_ns :
-		c->cursor;
+	start = pkt->graph && pkt->graph->has_start ?
+		chrome_at(c, pkt->graph->start_ns) : c->cursor;
 	if (start < c->cpu_end[cpu])
 		start = c->cpu_end[cpu];	/* after its CPU's last one */
 	if (!pkt->graph) {
@@ -1277,7 +1376,9 @@ static void chrome_packet(struct pf_chrome *c, const struct pf_packet *pkt)
 		ob_lit(b, "{\"name\":\"packet without a graph\",\"cat\":\"packet\","
 			  "\"ph\":\"i\",\"s\":\"t\",\"ts\":");
 		chrome_ts(b, start);
-		ob_lit(b, ",\"pid\":1,\"tid\":");
+		ob_lit(b, ",\"pid\":");
+		ob_u64(b, c->pid, false);
+		ob_lit(b, ",\"tid\":");
 		ob_u64(b, cpu, false);
 		ob_lit(b, ",\"args\":{");
 		chrome_packet_args(b, pkt);
@@ -1296,7 +1397,9 @@ static void chrome_end(struct pf_chrome *c)
 {
 	chrome_start(c);
 	ob_lit(&c->ob, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":"
-		       "{\"generator\":\"pktfilt\"}}\n");
+		       "{\"generator\":\"pktfilt\",\"filter\":");
+	json_str_or_null(&c->ob, c->filter);
+	ob_lit(&c->ob, "}}\n");
 	ob_flush(&c->ob);
 }
 
@@ -1310,10 +1413,12 @@ struct pf_render {
 	struct pf_svg svg;	/* its out: the packets, in a temporary file */
 	size_t drawn;
 	struct pf_chrome *chrome;
+	char *filter;		/* pf_render_opts.filter's copy, or NULL */
 	int err;
 };
 
-struct pf_render *pf_render_new(enum pf_format fmt, FILE *out)
+struct pf_render *pf_render_new(enum pf_format fmt, FILE *out,
+				const struct pf_render_opts *opts)
 {
 	struct pf_render *r = calloc(1, sizeof(*r));
 
@@ -1321,35 +1426,32 @@ struct pf_render *pf_render_new(enum pf_format fmt, FILE *out)
 		return NULL;
 	r->fmt = fmt;
 	r->out = out;
+	if (opts && opts->filter) {
+		r->filter = strdup(opts->filter);
+		if (!r->filter) {
+			free(r);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
 	if (fmt == PF_FORMAT_SVG) {
 		/* The header needs the height: the packets wait on disk. */
 		r->svg.out = tmpfile();
 		if (!r->svg.out) {
+			free(r->filter);
 			free(r);
 			return NULL;
 		}
 		r->svg.top = SVG_TOP;
 	}
 	if (fmt == PF_FORMAT_CHROME) {
-		/* Large (the buffer, a byte and a time per CPU): on the heap. */
-		r->chrome = calloc(1, sizeof(*r->chrome));
-		if (r->chrome) {
-			r->chrome->cpu_end = calloc(PF_FGRAPH_MAX_CPU + 1,
-						    sizeof(uint64_t));
-			r->chrome->cpu_seen = calloc(PF_FGRAPH_MAX_CPU + 1, 1);
-		}
-		if (!r->chrome || !r->chrome->cpu_end ||
-		    !r->chrome->cpu_seen) {
-			if (r->chrome) {
-				free(r->chrome->cpu_end);
-				free(r->chrome->cpu_seen);
-			}
-			free(r->chrome);
+		r->chrome = chrome_new(out, r->filter);
+		if (!r->chrome) {
+			free(r->filter);
 			free(r);
 			errno = ENOMEM;
 			return NULL;
 		}
-		r->chrome->ob.out = out;
 	}
 	return r;
 }
@@ -1371,7 +1473,7 @@ int pf_render_packet(struct pf_render *r, const struct pf_packet *pkt)
 		r->err = stream_status(r->out);
 		break;
 	case PF_FORMAT_JSON:
-		json_packet(r->out, pkt);
+		json_packet(r->out, pkt, r->filter);
 		r->err = stream_status(r->out);
 		break;
 	case PF_FORMAT_FOLDED:
@@ -1390,6 +1492,7 @@ int pf_render_packet(struct pf_render *r, const struct pf_packet *pkt)
 		r->err = stream_status(r->svg.out);
 		break;
 	case PF_FORMAT_CHROME:
+		chrome_default_process(r->chrome);
 		chrome_packet(r->chrome, pkt);
 		r->err = stream_status(r->out);
 		break;
@@ -1428,18 +1531,17 @@ int pf_render_end(struct pf_render *r)
 		if (!err)
 			fputs("</svg>\n", r->out);
 	}
-	if (!err && r->fmt == PF_FORMAT_CHROME)
+	if (!err && r->fmt == PF_FORMAT_CHROME) {
+		chrome_default_process(r->chrome);
 		chrome_end(r->chrome);
+	}
 	if (!err)
 		err = out_status(r->out);
-	if (r->chrome) {
-		free(r->chrome->cpu_end);
-		free(r->chrome->cpu_seen);
-		free(r->chrome);
-	}
+	chrome_free(r->chrome);
 	folded_free(&r->folded);
 	if (r->svg.out)
 		fclose(r->svg.out);
+	free(r->filter);
 	free(r);
 	return err;
 }
@@ -1447,7 +1549,7 @@ int pf_render_end(struct pf_render *r)
 static int render_trace(enum pf_format fmt, FILE *out,
 			const struct pf_trace *trace)
 {
-	struct pf_render *r = pf_render_new(fmt, out);
+	struct pf_render *r = pf_render_new(fmt, out, NULL);
 	size_t i;
 
 	if (!r)
@@ -1481,4 +1583,28 @@ int pf_render_svg(FILE *out, const struct pf_trace *trace)
 int pf_render_chrome(FILE *out, const struct pf_trace *trace)
 {
 	return render_trace(PF_FORMAT_CHROME, out, trace);
+}
+
+int pf_render_chrome_processes(FILE *out,
+			       const struct pf_packet *const *pkts,
+			       const char *const *names, size_t n)
+{
+	struct pf_chrome *c = chrome_new(out, NULL);
+	size_t i;
+
+	if (!c)
+		return -ENOMEM;
+	chrome_start(c);
+	for (i = 0; i < n; i++) {
+		const struct pf_packet *pkt = pkts[i];
+
+		chrome_process(c, (unsigned int)i + 1, names[i], true);
+		/* With abstime: the root's timestamp is the process's 0. */
+		if (pkt->graph && pkt->graph->has_start)
+			c->base = pkt->graph->start_ns;
+		chrome_packet(c, pkt);
+	}
+	chrome_end(c);
+	chrome_free(c);
+	return out_status(out);
 }

@@ -35,11 +35,13 @@ int pf_render_text_packet(FILE *out, const struct pf_packet *pkt);
  * proto, saddr, daddr, sport, dport, ifindex, netns, fate ("dropped",
  * "consumed" or null: unknown), drop ({"reason": R, "func": F or null}
  * if dropped, else null), complete, incomplete (the reasons, a string, or
- * null), and graph: the root call, or null,
+ * null), graph: the root call, or null,
  *
  *   {"func": "udp_rcv", "duration_ns": 6537750, "children": [...]}
  *
- * duration_ns is null for a call whose return is missing.
+ * and filter: the renderer's pf_render_opts.filter, or null (unknown:
+ * always so here and in pf_render_json_packet()). duration_ns is null for
+ * a call whose return is missing.
  */
 int pf_render_json(FILE *out, const struct pf_trace *trace);
 int pf_render_json_packet(FILE *out, const struct pf_packet *pkt);
@@ -78,7 +80,8 @@ int pf_render_svg(FILE *out, const struct pf_trace *trace);
 /*
  * The Trace Event Format that Perfetto (ui.perfetto.dev) and
  * chrome://tracing open, as one JSON object {"traceEvents": [...],
- * "displayTimeUnit": "ns", "otherData": {...}}: process 1 "pktfilt",
+ * "displayTimeUnit": "ns", "otherData": {"generator": "pktfilt",
+ * "filter": F}} (F as JSON's filter above): process 1 "pktfilt",
  * a track (thread) per CPU, tid = the CPU, named "CPU N" by "M" events;
  * each call of a packet's graph a complete event ("ph": "X", "ts" and
  * "dur" in microseconds, 3 decimals: ns exact) nested in its caller's;
@@ -101,11 +104,26 @@ int pf_render_svg(FILE *out, const struct pf_trace *trace);
 int pf_render_chrome(FILE *out, const struct pf_trace *trace);
 
 /*
+ * The same format for packets to be compared (pktfilt diff): @pkts[i] is
+ * process i + 1, named @names[i] and sorted so, with a track per CPU as
+ * above; each process's packet starts at time 0 (with funcgraph-abstime,
+ * its calls at their timestamps less its root's), so that the packets'
+ * calls line up. otherData's filter is null.
+ */
+int pf_render_chrome_processes(FILE *out,
+			       const struct pf_packet *const *pkts,
+			       const char *const *names, size_t n);
+
+/*
  * Streaming: a renderer given the packets one by one (as a streaming
  * parser, pf_fgraph_new_stream(), hands them over), which writes each as
  * it comes where it can (text, JSON: the same output as above) and keeps
  * only what the end needs: the distinct stacks for folded, the drawn
  * packets in a temporary file for SVG (whose header needs the height).
+ * @opts (NULL: none) says what the output tells besides the packets: its
+ * filter, the pf_format_filter() words of the filter that traced them
+ * ("--proto udp --count 1 --at rx 'udp port 53'"), copied; NULL if
+ * unknown (a trace read from a file).
  * pf_render_new() returns NULL with errno set on failure;
  * pf_render_packet() returns 0 or the first error (writing, memory);
  * pf_render_end() writes what remains, flushes, frees @r, and returns 0
@@ -121,7 +139,12 @@ enum pf_format {
 
 struct pf_render;
 
-struct pf_render *pf_render_new(enum pf_format fmt, FILE *out);
+struct pf_render_opts {
+	const char *filter;
+};
+
+struct pf_render *pf_render_new(enum pf_format fmt, FILE *out,
+				const struct pf_render_opts *opts);
 int pf_render_packet(struct pf_render *r, const struct pf_packet *pkt);
 int pf_render_end(struct pf_render *r);
 

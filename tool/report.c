@@ -59,6 +59,11 @@ const char pf_report_help[] =
 "            null) and graph, the root's call tree (or null):\n"
 "              {\"func\": NAME, \"duration_ns\": N, \"children\": [...]}\n"
 "            with duration_ns null for a call whose return is missing.\n"
+"            The last member, filter, is the filter that traced the\n"
+"            packets, as 'pktfilt show' prints it after 'pktfilt set'\n"
+"            (\"--proto udp --count 1 --at rx 'udp port 53'\"), when\n"
+"            'pktfilt trace' prints them; null here: a trace file does\n"
+"            not tell it.\n"
 "            folded: one \"ROOT;CALLEE;...;CALL NS\" line per distinct call\n"
 "            stack, sorted, for flamegraph.pl, inferno or speedscope. NS\n"
 "            is the self time of the last call of the stack in\n"
@@ -89,6 +94,7 @@ const char pf_report_help[] =
 "            caller (args.duration_ns keeps its own duration); a call\n"
 "            whose return is missing lasts to its last callee's end\n"
 "            (args.returned false). Incomplete packets are included.\n"
+"            \"otherData\" holds \"filter\", as json's.\n"
 "\n"
 "        --svg FILE\n"
 "            Also write a flame graph to FILE: a self-contained SVG with,\n"
@@ -262,7 +268,8 @@ static int out_open(struct report_out *o, const char *path,
 			strerror(errno));
 		return -1;
 	}
-	o->r = pf_render_new(fmt, o->file);
+	/* A trace read from a file does not tell the filter: null. */
+	o->r = pf_render_new(fmt, o->file, NULL);
 	if (!o->r) {
 		fprintf(stderr, "pktfilt: report: %s: %s\n", path,
 			strerror(errno));

@@ -186,9 +186,25 @@ static struct pf_trace *render_saved(struct trace_run *r,
 	return t;
 }
 
+/*
+ * The filter armed, as 'pktfilt show' words it, for the JSON and chrome
+ * outputs: a new string, or NULL if out of memory (then null there).
+ */
+static char *filter_words(const struct pf_filter *f)
+{
+	int n = pf_format_filter(f, &pf_system_resolver, NULL, 0);
+	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+
+	if (s)
+		pf_format_filter(f, &pf_system_resolver, s, (size_t)n + 1);
+	return s;
+}
+
 int trace_print_packets(struct trace_run *r)
 {
 	struct trace_report rep = { .nouts = 0 };
+	struct pf_render_opts ropts = { .filter = NULL };
+	char *filter;
 	struct pf_trace *t;
 	size_t i, n, missing = 0;
 	uint64_t lost;
@@ -212,16 +228,19 @@ int trace_print_packets(struct trace_run *r)
 		ret = EXIT_RUNTIME;
 	if (r->o.svg && out_open(&rep.outs[rep.nouts++], r->o.svg))
 		ret = EXIT_RUNTIME;
+	filter = filter_words(&r->o.filter);
+	ropts.filter = filter;
 	for (i = 0; i < rep.nouts; i++) {
 		struct trace_out *o = &rep.outs[i];
 
 		if (!o->file)
 			continue;
 		o->r = pf_render_new(i ? PF_FORMAT_SVG : format_of(r->o.format),
-				     o->file);
+				     o->file, &ropts);
 		if (!o->r)
 			o->err = errno ? -errno : -ENOMEM;
 	}
+	free(filter);	/* the renderers have their copy */
 	t = render_saved(r, &rep);
 	for (i = 0; i < rep.nouts; i++) {
 		struct trace_out *o = &rep.outs[i];

@@ -192,7 +192,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		stderr = null_out;
 		for (i = 0; i < 4; i++) {
-			s.r[i] = pf_render_new(fmts[i], null_out);
+			s.r[i] = pf_render_new(fmts[i], null_out, NULL);
 			ok = ok && s.r[i];
 		}
 		p = ok ? pf_fgraph_new_stream(on_packet, &s) : NULL;

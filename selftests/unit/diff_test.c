@@ -7,8 +7,9 @@
  *
  * The chrome output is checked against the Trace Event Format: one JSON
  * object whose traceEvents is a list of events, each with ph, ts, pid and
- * tid, every "X" with dur >= 0, and on each track the slices properly
- * nested (a slice that starts inside another ends inside it). If python3
+ * tid, every "X" with dur >= 0, and on each track (pid and tid) the
+ * slices properly nested (a slice that starts inside another ends inside
+ * it). If python3
  * is on the host, its JSON parser must read the output too.
  */
 #include <errno.h>
@@ -618,17 +619,93 @@ TEST(json_reader_refuses)
 	pf_diff_packet_free(p);
 }
 
+/*
+ * pktfilt trace's JSON ends each record with the filter that traced it
+ * (report's with null): the reader takes both, and any member it does not
+ * know, and the packet is the same as without.
+ */
+TEST(json_reader_filter)
+{
+	static const char *const lines[] = {
+		"{\"seq\":3,\"graph\":{\"func\":\"ip_rcv\",\"duration_ns\":5,\"children\":[]},\"filter\":\"--proto udp --count 1 --at rx 'udp and not port 53'\"}",
+		"{\"seq\":3,\"graph\":{\"func\":\"ip_rcv\",\"duration_ns\":5,\"children\":[]},\"filter\":null}",
+		"{\"seq\":3,\"filter\":\"--count 0 'it'\\\\''s \\\"x\\\"'\",\"graph\":{\"func\":\"ip_rcv\",\"duration_ns\":5,\"children\":[]}}",
+		"{\"seq\":3,\"graph\":{\"func\":\"ip_rcv\",\"duration_ns\":5,\"children\":[]},\"later\":{\"a\":[1,true,null]}}",
+	};
+	static const char odd[] = "{\"seq\":4,\"filter\":7}";
+	struct pf_render_opts opts = {
+		.filter = "--proto udp --daddr 10.9.0.2 --count 2 --at rx 'udp port 9000 or udp port 7777'",
+	};
+	struct pf_trace *t = fixture_trace("diff/6.12", "nosock");
+	char err[256], *buf = NULL, *line, *nl;
+	struct pf_packet *p, *copy;
+	struct pf_render *r;
+	size_t i, len = 0, n = 0;
+	FILE *m;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		p = pf_diff_packet_json(lines[i], strlen(lines[i]), err,
+					sizeof(err));
+		if (!p)
+			TH_LOG("refused: %s: %s", lines[i], err);
+		ASSERT_NE(NULL, p);
+		EXPECT_EQ(3, p->seq);
+		ASSERT_NE(NULL, p->graph);
+		EXPECT_STREQ("ip_rcv", p->graph->func);
+		EXPECT_EQ(5, p->graph->duration_ns);
+		pf_diff_packet_free(p);
+	}
+	/* A filter that is not a string or null is still only ignored. */
+	p = pf_diff_packet_json(odd, sizeof(odd) - 1, err, sizeof(err));
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(4, p->seq);
+	pf_diff_packet_free(p);
+
+	/* Each record of a trace's JSON reads back as its packet. */
+	ASSERT_NE(NULL, t);
+	m = open_memstream(&buf, &len);
+	ASSERT_NE(NULL, m);
+	r = pf_render_new(PF_FORMAT_JSON, m, &opts);
+	ASSERT_NE(NULL, r);
+	for (i = 0; i < t->npackets; i++)
+		ASSERT_EQ(0, pf_render_packet(r, t->packets[i]));
+	ASSERT_EQ(0, pf_render_end(r));
+	fclose(m);
+	for (line = buf; *line; line = nl + 1, n++) {
+		nl = strchr(line, '\n');
+		ASSERT_NE(NULL, nl);
+		ASSERT_LT(n, t->npackets);
+		EXPECT_NE(NULL, strstr(line, ",\"filter\":\"--proto udp --daddr 10.9.0.2 --count 2 --at rx 'udp port 9000 or udp port 7777'\"}\n"));
+		p = pf_diff_packet_json(line, (size_t)(nl - line), err,
+					sizeof(err));
+		if (!p)
+			TH_LOG("record %zu: %s", n, err);
+		ASSERT_NE(NULL, p);
+		copy = pf_diff_packet_copy(t->packets[n]);
+		ASSERT_NE(NULL, copy);
+		EXPECT_EQ(copy->seq, p->seq);
+		EXPECT_EQ(0, diff_quiet(copy, p));
+		pf_diff_packet_free(copy);
+		pf_diff_packet_free(p);
+	}
+	EXPECT_EQ(t->npackets, n);
+	free(buf);
+	pf_trace_free(t);
+}
+
 /* --- --format chrome --------------------------------------------------------------- */
 
 struct slice {
 	int64_t ts, end;	/* ns */
-	uint64_t tid;
+	uint64_t pid, tid;
 };
 
 static int slice_cmp(const void *x, const void *y)
 {
 	const struct slice *a = x, *b = y;
 
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
 	if (a->tid != b->tid)
 		return a->tid < b->tid ? -1 : 1;
 	if (a->ts != b->ts)
@@ -712,19 +789,21 @@ static int chrome_check(const char *doc, size_t len, size_t *roots)
 		}
 		s[n].ts = ns_of(ts->num);
 		s[n].end = s[n].ts + ns_of(dur->num);
+		s[n].pid = pid->u64;
 		s[n].tid = tid->u64;
 		n++;
 	}
 	/* Each track: slices nested, or one after the other. */
 	qsort(s, n, sizeof(*s), slice_cmp);
 	for (i = 0; i < n; i++) {
-		while (sp && (stack[sp - 1]->tid != s[i].tid ||
+		while (sp && (stack[sp - 1]->pid != s[i].pid ||
+			      stack[sp - 1]->tid != s[i].tid ||
 			      stack[sp - 1]->end <= s[i].ts))
 			sp--;
 		if (sp && s[i].end > stack[sp - 1]->end) {
-			fprintf(stderr, "# chrome: tid %" PRIu64 ": [%" PRId64 ", %" PRId64
+			fprintf(stderr, "# chrome: pid %" PRIu64 " tid %" PRIu64 ": [%" PRId64 ", %" PRId64
 				") overlaps [%" PRId64 ", %" PRId64 ") without nesting\n",
-				s[i].tid, s[i].ts, s[i].end, stack[sp - 1]->ts,
+				s[i].pid, s[i].tid, s[i].ts, s[i].end, stack[sp - 1]->ts,
 				stack[sp - 1]->end);
 			goto out;
 		}
@@ -905,6 +984,137 @@ TEST(chrome_reconstructed)
 	pf_trace_free(t);
 }
 
+/* pf_diff() --format chrome of @a and @b into a new string. */
+static char *diff_chrome(const struct pf_packet *a, const struct pf_packet *b,
+			 size_t *len, int *ret)
+{
+	struct pf_diff_opts o = { .format = PF_DIFF_CHROME, .top = 10,
+				  .name_a = "a \"1\".trace", .name_b = "b.json" };
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+
+	if (!m)
+		return NULL;
+	*ret = pf_diff(m, a, b, &o);
+	fclose(m);
+	return buf;
+}
+
+/* The root slice (or instant) of process @pid, or NULL. */
+static const struct pf_json *root_of(const struct pf_json *doc, uint64_t pid)
+{
+	const struct pf_json *ev = pf_json_get(doc, "traceEvents");
+	size_t i;
+
+	for (i = 0; ev && i < ev->n; i++)
+		if (!strcmp(jstr(ev->items[i], "cat"), "packet") &&
+		    jnum(ev->items[i], "pid") == pid)
+			return ev->items[i];
+	return NULL;
+}
+
+/* The name process @pid's process_name event gives it, or "". */
+static const char *process_of(const struct pf_json *doc, uint64_t pid)
+{
+	const struct pf_json *ev = pf_json_get(doc, "traceEvents");
+	size_t i;
+
+	for (i = 0; ev && i < ev->n; i++)
+		if (!strcmp(jstr(ev->items[i], "name"), "process_name") &&
+		    jnum(ev->items[i], "pid") == pid)
+			return jstr(ev->items[i], "args.name");
+	return "";
+}
+
+/*
+ * diff --format chrome: one document, A process 1 and B process 2, each
+ * packet from time 0 on its CPU's track; the exit status as for text.
+ */
+TEST(chrome_of_diff)
+{
+	struct pf_trace *t = fixture_trace("diff/6.12", "nosock");
+	struct pf_trace *abs = fixture_trace("diff/6.12", "abstime");
+	struct pf_packet *a, *b, *c;
+	const struct pf_json *r, *ev;
+	struct pf_json *j;
+	size_t len = 0, roots, i, lookups = 0;
+	char *doc, err[256];
+	int ret = -1;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_NE(NULL, abs);
+	a = pf_diff_packet_copy(by_seq(t, 1));
+	b = pf_diff_packet_copy(by_seq(t, 2));
+	c = pf_diff_packet_copy(abs->packets[0]);
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_NE(NULL, c);
+
+	doc = diff_chrome(a, b, &len, &ret);
+	ASSERT_NE(NULL, doc);
+	EXPECT_EQ(1, ret);		/* they differ, as text says */
+	EXPECT_EQ(0, chrome_check(doc, len, &roots));
+	EXPECT_EQ(2, roots);
+	EXPECT_NE(0, python_parses(doc, len));
+	j = pf_json_parse(doc, len, 64, 10000000, err, sizeof(err));
+	ASSERT_NE(NULL, j);
+	EXPECT_STREQ("A: packet 1 (rx, id 1) of a \"1\".trace", process_of(j, 1));
+	EXPECT_STREQ("B: packet 2 (rx, id 2) of b.json", process_of(j, 2));
+	r = root_of(j, 1);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(1, jnum(r, "args.seq"));
+	EXPECT_EQ(0, ns_of(pf_json_get(r, "ts")->num));
+	EXPECT_EQ(a->graph->duration_ns, ns_of(pf_json_get(r, "dur")->num));
+	r = root_of(j, 2);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(2, jnum(r, "args.seq"));
+	EXPECT_EQ(0, ns_of(pf_json_get(r, "ts")->num));
+	EXPECT_EQ(b->graph->duration_ns, ns_of(pf_json_get(r, "dur")->num));
+	EXPECT_EQ(PF_J_NULL, jget(j, "otherData.filter")->type);
+	pf_json_free(j);
+	free(doc);
+
+	/* A packet with itself: the same; with abstime, its times less its root's. */
+	doc = diff_chrome(c, c, &len, &ret);
+	ASSERT_NE(NULL, doc);
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, chrome_check(doc, len, &roots));
+	EXPECT_EQ(2, roots);
+	j = pf_json_parse(doc, len, 64, 10000000, err, sizeof(err));
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(0, ns_of(pf_json_get(root_of(j, 1), "ts")->num));
+	EXPECT_EQ(0, ns_of(pf_json_get(root_of(j, 2), "ts")->num));
+	/* "59.538750 | 0) | udp4_lib_lookup2() {": 45 us after udp_rcv */
+	ev = pf_json_get(j, "traceEvents");
+	for (i = 0; i < ev->n; i++)
+		if (!strcmp(jstr(ev->items[i], "name"), "udp4_lib_lookup2") &&
+		    ns_of(pf_json_get(ev->items[i], "ts")->num) == 45000)
+			lookups++;
+	EXPECT_EQ(2, lookups);
+	pf_json_free(j);
+	free(doc);
+
+	/* A packet without a graph: an instant at 0 in its process. */
+	pf_diff_packet_free(b);
+	b = pf_diff_packet_json("{\"seq\":9,\"stage\":\"rx\",\"proto\":\"udp\",\"graph\":null}",
+				strlen("{\"seq\":9,\"stage\":\"rx\",\"proto\":\"udp\",\"graph\":null}"),
+				err, sizeof(err));
+	ASSERT_NE(NULL, b);
+	doc = diff_chrome(a, b, &len, &ret);
+	ASSERT_NE(NULL, doc);
+	EXPECT_EQ(1, ret);
+	EXPECT_EQ(0, chrome_check(doc, len, &roots));
+	EXPECT_EQ(1, roots);
+	EXPECT_NE(NULL, strstr(doc, "{\"name\":\"packet without a graph\",\"cat\":\"packet\",\"ph\":\"i\",\"s\":\"t\",\"ts\":0.000,\"pid\":2,\"tid\":0,"));
+	free(doc);
+
+	pf_diff_packet_free(a);
+	pf_diff_packet_free(b);
+	pf_diff_packet_free(c);
+	pf_trace_free(abs);
+	pf_trace_free(t);
+}
+
 /* --- the command line -------------------------------------------------------------- */
 
 static char *fixture_path(const char *dir, const char *name, char *buf,
@@ -983,6 +1193,16 @@ TEST(command_line)
 	fclose(f);
 	EXPECT_EQ(0, strncmp(text, "{\"a\":{\"file\":", 13));
 	EXPECT_NE(NULL, strstr(text, "\"seq\":2,"));
+	free(text);
+	/* Both packets as a timeline. */
+	text = NULL;
+	EXPECT_EQ(1, run("--format=chrome", "-o", out, nosock, "1", "2"));
+	f = fopen(out, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_LT(0, getdelim(&text, &cap, '\0', f));
+	fclose(f);
+	EXPECT_EQ(text, strstr(text, "{\"traceEvents\":[\n{\"name\":\"process_name\","));
+	EXPECT_NE(NULL, strstr(text, "\"pid\":2,\"tid\":0,\"args\":{\"name\":\"B: packet 2 (rx, id 2) of "));
 	free(text);
 	/* Usage errors and trouble: 2. */
 	EXPECT_EQ(2, run(nosock, NULL, NULL, NULL, NULL, NULL));

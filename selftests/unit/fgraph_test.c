@@ -820,9 +820,11 @@ TEST(json_output)
 		     "\"graph\":{\"func\":\"udp_rcv\",\"duration_ns\":600000,\"children\":["
 		     "{\"func\":\"__udp4_lib_rcv\",\"duration_ns\":535443,\"children\":["
 		     "{\"func\":\"udp4_lib_lookup2\",\"duration_ns\":87835,\"children\":[]},"
-		     "{\"func\":\"udp4_lib_lookup2\",\"duration_ns\":7164,\"children\":[]}]}]}}\n"
+		     "{\"func\":\"udp4_lib_lookup2\",\"duration_ns\":7164,\"children\":[]}]}]},"
+		     "\"filter\":null}\n"
 		     "{\"seq\":2,\"stage\":\"l4\",\"id\":2,\"cpu\":0,\"proto\":\"icmpv6\",\"saddr\":\"fd00::1\",\"daddr\":\"fd00::2\",\"sport\":0,\"dport\":0,\"ifindex\":2,\"netns\":7,\"fate\":null,\"drop\":null,\"complete\":false,\"incomplete\":\"trace ends before the graph\","
-		     "\"graph\":{\"func\":\"icmpv6_rcv\",\"duration_ns\":null,\"children\":[]}}\n",
+		     "\"graph\":{\"func\":\"icmpv6_rcv\",\"duration_ns\":null,\"children\":[]},"
+		     "\"filter\":null}\n",
 		     s);
 	EXPECT_EQ(2, json_lines_ok(s));
 	free(s);
@@ -836,6 +838,77 @@ TEST(json_output)
 	EXPECT_NE(NULL, strstr(s, "\"proto\":\"a\\\"b\",\"saddr\":\"c\\\\d\\u0001\\ufffd\xc3\xa9\""));
 	EXPECT_EQ(1, json_lines_ok(s));
 	EXPECT_NE(NULL, strstr(s, "\"graph\":null"));
+	free(s);
+	pf_trace_free(t);
+}
+
+/* Through the streaming renderer, with the filter that traced @t. */
+static char *render_filter(enum pf_format fmt, const struct pf_trace *t,
+			   const char *filter)
+{
+	struct pf_render_opts opts = { .filter = filter };
+	struct pf_render *r;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *m = open_memstream(&buf, &len);
+	int err = 0;
+
+	if (!m)
+		return NULL;
+	r = pf_render_new(fmt, m, &opts);
+	for (i = 0; r && !err && i < t->npackets; i++)
+		err = pf_render_packet(r, t->packets[i]);
+	if (!r || pf_render_end(r) || err) {
+		fclose(m);
+		free(buf);
+		return NULL;
+	}
+	fclose(m);
+	return buf;
+}
+
+/* pktfilt trace's filter: the last member of each JSON line, escaped. */
+TEST(json_filter)
+{
+	static const char filter[] =
+		"--proto udp --count 2 --at rx 'udp and ip[8] > 1 or \"it'\\''s\"'";
+	struct pf_trace *t = parse_str(small_trace);
+	char *s, *line;
+	int n = 0;
+
+	ASSERT_NE(NULL, t);
+	s = render_filter(PF_FORMAT_JSON, t, filter);
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(2, json_lines_ok(s));
+	for (line = s; *line; line = strchr(line, '\n') + 1) {
+		static const char end[] =
+			"]},\"filter\":\"--proto udp --count 2 --at rx 'udp and ip[8] > 1 or \\\"it'\\\\''s\\\"'\"}\n";
+		const char *f = strstr(line, "]},\"filter\":");
+
+		EXPECT_EQ(0, strncmp(line, "{\"seq\":", 7));
+		ASSERT_NE(NULL, f);
+		EXPECT_EQ(0, strncmp(f, end, sizeof(end) - 1));
+		n++;
+	}
+	EXPECT_EQ(2, n);
+	free(s);
+	/* Without one (report of a raw trace): null. */
+	s = render_filter(PF_FORMAT_JSON, t, NULL);
+	ASSERT_NE(NULL, s);
+	EXPECT_NE(NULL, strstr(s, "[]}]}]},\"filter\":null}\n{\"seq\":2,"));
+	free(s);
+	/* The other formats do not carry it, chrome's otherData aside. */
+	s = render_filter(PF_FORMAT_TEXT, t, filter);
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(NULL, strstr(s, "--proto"));
+	free(s);
+	s = render_filter(PF_FORMAT_CHROME, t, filter);
+	ASSERT_NE(NULL, s);
+	EXPECT_NE(NULL, strstr(s, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"pktfilt\",\"filter\":\"--proto udp --count 2 --at rx 'udp and ip[8] > 1 or \\\"it'\\\\''s\\\"'\"}}\n"));
+	free(s);
+	s = render_filter(PF_FORMAT_CHROME, t, NULL);
+	ASSERT_NE(NULL, s);
+	EXPECT_NE(NULL, strstr(s, "\"otherData\":{\"generator\":\"pktfilt\",\"filter\":null}}\n"));
 	free(s);
 	pf_trace_free(t);
 }
@@ -1784,7 +1857,8 @@ TEST(streaming_is_the_same)
 				ASSERT_NE(NULL, want[k]);
 				m[k] = open_memstream(&got[k], &glen[k]);
 				ASSERT_NE(NULL, m[k]);
-				st.r[k] = pf_render_new((enum pf_format)k, m[k]);
+				st.r[k] = pf_render_new((enum pf_format)k, m[k],
+							NULL);
 				ASSERT_NE(NULL, st.r[k]);
 			}
 			p = pf_fgraph_new_stream(stream_packet, &st);

@@ -467,6 +467,9 @@ tr_index_case() {
 			globs="udp_rcv $(echo "$fl" | tr ',' ' ')"
 		fi
 		tr_snap $TR/before
+		# Emptied here: the background job's own redirection may come
+		# after tr_wait_ready has read the last case's ready line.
+		: > $TR/err
 		PKTFILT_TRACE_TIMES=1 pktfilt trace --at l4 "$@" --timeout 120 > $TR/out 2> $TR/err &
 		pid=$!
 		if tr_wait_ready $TR/err $pid; then
@@ -498,6 +501,23 @@ tr_index_case() {
 	echo 1 > $T/tracing_on
 }
 
+# tr_ready_diag NAME PID: pktfilt trace (PID) still armed 10 s after its
+# one packet was sent: what the module and b's UDP saw, for the failure's
+# report (the checks after it decide).
+tr_ready_diag() {
+	_i=0
+	while kill -0 "$2" 2>/dev/null && [ $_i -lt 100 ]; do
+		_i=$((_i + 1))
+		sleep 0.1
+	done
+	kill -0 "$2" 2>/dev/null || return 0
+	pktfilt show 2>&1 | sed "s/^/# $1: show: /"
+	ip netns exec b cat /proc/net/snmp | grep '^Udp:' | sed "s/^/# $1: b: /"
+	grep -v '^#' $T/set_ftrace_pid | head -3 | sed "s/^/# $1: set_ftrace_pid: /"
+	sed "s/^/# $1: current_tracer: /" $T/current_tracer
+	sed "s/^/# $1: tracing_on: /" $T/tracing_on
+}
+
 # tr_ready_case [ROUNDS]: without COMMAND, wait for the ready line, send
 # exactly one packet: it is traced, every time. -q: no line.
 tr_ready_case() {
@@ -509,12 +529,15 @@ tr_ready_case() {
 		scope=
 		[ $r -gt 1 ] && scope="--functions ip_*,__udp4_lib_*"
 		tr_snap $TR/before
+		: > $TR/err	# not the last case's ready line (tr_index_case)
 		# shellcheck disable=SC2086
 		pktfilt trace --at l4 --proto udp --daddr 10.9.0.2 --dport 9000 $scope \
 			--format json --timeout 120 > $TR/out 2> $TR/err &
 		pid=$!
 		if tr_wait_ready $TR/err $pid; then
-			ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 -q
+			ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 -q ||
+				echo "# $name: pfsend failed: $?"
+			tr_ready_diag "$name" $pid
 		else
 			fail "$name: ready line" "$(head -c 600 $TR/err)"
 		fi

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Renderings of parsed function_graph traces: text, JSON Lines, folded
- * stacks, SVG. See render.h. The trees are at most PF_FGRAPH_MAX_DEPTH + 1
- * deep (fgraph.c sees to it), which bounds the recursion here.
+ * stacks, and the streaming renderer every format goes through; SVG in
+ * render_svg.c, chrome in render_chrome.c, what they share in render_int.h.
+ * See render.h. The trees are at most PF_FGRAPH_MAX_DEPTH + 1 deep
+ * (fgraph.c sees to it), which bounds the recursion here and there.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,13 +14,7 @@
 #include <string.h>
 
 #include "render.h"
-
-static int out_status(FILE *out)
-{
-	if (fflush(out) || ferror(out))
-		return errno ? -errno : -EIO;
-	return 0;
-}
+#include "render_int.h"
 
 static void skip_warning(const char *what, const struct pf_packet *pkt)
 {
@@ -44,7 +40,7 @@ void pf_print_endpoint(FILE *out, const struct pf_packet *pkt,
 }
 
 /* "udp 10.9.0.1:4000 -> 10.9.0.2:9000 ifindex 2 netns 4026532165 cpu 1" */
-static void print_tuple(FILE *out, const struct pf_packet *pkt)
+void print_tuple(FILE *out, const struct pf_packet *pkt)
 {
 	fprintf(out, "%s ", pkt->proto[0] ? pkt->proto : "?");
 	pf_print_endpoint(out, pkt, pkt->saddr, pkt->sport);
@@ -55,14 +51,14 @@ static void print_tuple(FILE *out, const struct pf_packet *pkt)
 }
 
 /* "packet 3 (rx, id 1)" */
-static void print_packet_name(FILE *out, const struct pf_packet *pkt)
+void print_packet_name(FILE *out, const struct pf_packet *pkt)
 {
 	fprintf(out, "packet %" PRIu64 " (%s, id %" PRIu64 ")", pkt->seq,
 		pkt->stage[0] ? pkt->stage : "?", pkt->id);
 }
 
 /* "dropped: NO_SOCKET in __udp4_lib_rcv", "consumed", or nothing (0). */
-static int print_fate(FILE *out, const struct pf_packet *pkt)
+int print_fate(FILE *out, const struct pf_packet *pkt)
 {
 	switch (pkt->fate) {
 	case PF_FATE_CONSUMED:
@@ -79,7 +75,7 @@ static int print_fate(FILE *out, const struct pf_packet *pkt)
 }
 
 /* "6537.750 us" */
-static void print_us(FILE *out, uint64_t ns)
+void print_us(FILE *out, uint64_t ns)
 {
 	fprintf(out, "%" PRIu64 ".%03" PRIu64 " us", ns / 1000, ns % 1000);
 }
@@ -149,24 +145,15 @@ size_t pf_utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/*
- * Output made in a buffer of our own and written in pieces of 64 KiB: a
- * JSON object is a few hundred small writes, too many for stdio's calls.
- */
-struct pf_obuf {
-	FILE *out;
-	size_t len;
-	char s[65536];
-};
-
-static void ob_flush(struct pf_obuf *b)
+/* The output buffer, struct pf_obuf: see render_int.h. */
+void ob_flush(struct pf_obuf *b)
 {
 	if (b->len)
 		fwrite(b->s, 1, b->len, b->out);
 	b->len = 0;
 }
 
-static void ob_put_slow(struct pf_obuf *b, const void *p, size_t n)
+void ob_put_slow(struct pf_obuf *b, const void *p, size_t n)
 {
 	ob_flush(b);
 	if (n > sizeof(b->s)) {
@@ -177,27 +164,8 @@ static void ob_put_slow(struct pf_obuf *b, const void *p, size_t n)
 	b->len = n;
 }
 
-static inline void ob_put(struct pf_obuf *b, const void *p, size_t n)
-{
-	if (sizeof(b->s) - b->len < n) {
-		ob_put_slow(b, p, n);
-		return;
-	}
-	memcpy(b->s + b->len, p, n);
-	b->len += n;
-}
-
-#define ob_lit(b, lit)	ob_put(b, lit, sizeof(lit) - 1)
-
-static inline void ob_char(struct pf_obuf *b, char c)
-{
-	if (b->len == sizeof(b->s))
-		ob_flush(b);
-	b->s[b->len++] = c;
-}
-
 /* As printf("%" PRIu64), with a '-' first if @neg. */
-static void ob_u64(struct pf_obuf *b, uint64_t v, bool neg)
+void ob_u64(struct pf_obuf *b, uint64_t v, bool neg)
 {
 	char d[21];
 	size_t i = sizeof(d);
@@ -212,7 +180,7 @@ static void ob_u64(struct pf_obuf *b, uint64_t v, bool neg)
 }
 
 /* As printf("%d") */
-static void ob_int(struct pf_obuf *b, int v)
+void ob_int(struct pf_obuf *b, int v)
 {
 	ob_u64(b, v < 0 ? (uint64_t)0 - (uint64_t)(int64_t)v : (uint64_t)v,
 	       v < 0);
@@ -274,7 +242,7 @@ static size_t fmt_fixed(char *buf, double v, unsigned int prec)
 }
 
 /* As printf("%.1f") or ("%.2f") */
-static void ob_fixed(struct pf_obuf *b, double v, unsigned int prec)
+void ob_fixed(struct pf_obuf *b, double v, unsigned int prec)
 {
 	char buf[400];	/* "%.2f" of DBL_MAX: 312 bytes */
 	size_t n = fmt_fixed(buf, v, prec);
@@ -290,7 +258,7 @@ static void ob_fixed(struct pf_obuf *b, double v, unsigned int prec)
 }
 
 /* As fprintf() */
-static void ob_printf(struct pf_obuf *b, const char *fmt, ...)
+void ob_printf(struct pf_obuf *b, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -312,7 +280,7 @@ static void ob_printf(struct pf_obuf *b, const char *fmt, ...)
 }
 
 /* A JSON string; invalid UTF-8 becomes U+FFFD. */
-static void json_str(struct pf_obuf *b, const char *str)
+void json_str(struct pf_obuf *b, const char *str)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
@@ -393,7 +361,7 @@ static void json_node(struct pf_obuf *b, const struct pf_node *node)
 }
 
 /* A JSON string, or null for NULL. */
-static void json_str_or_null(struct pf_obuf *b, const char *str)
+void json_str_or_null(struct pf_obuf *b, const char *str)
 {
 	if (str)
 		json_str(b, str);
@@ -474,11 +442,6 @@ int pf_render_json_packet(FILE *out, const struct pf_packet *pkt)
 }
 
 /* --- self times -------------------------------------------------------------- */
-
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 static size_t count_nodes(const struct pf_node *node)
 {
@@ -810,599 +773,6 @@ static void folded_free(struct pf_folded *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* --- SVG --------------------------------------------------------------------- */
-
-#define SVG_WIDTH	1200.0
-#define SVG_MARGIN	10.0
-#define SVG_ROW		16.0
-#define SVG_FONT	12.0
-#define SVG_CHAR	7.3	/* width of a monospace character at SVG_FONT */
-#define SVG_HEADER	22.0	/* a packet's header line */
-#define SVG_GAP		24.0	/* between packets */
-#define SVG_TOP		34.0	/* the title */
-
-/* The bytes XML text holds as they are: printable ASCII but & < > " ' */
-static const unsigned char xml_plain[256] = {
-	[0x20] = 1, 1, 0, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,	/* " & ' */
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1,	/* < > */
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,	/* DEL */
-};
-
-/*
- * XML text: markup characters escaped, controls and bad UTF-8 made '?';
- * @max characters at most (a UTF-8 sequence or a bad byte is one).
- */
-static void xml_str(struct pf_obuf *b, const char *str, size_t max)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), len, chars = 0;
-
-	while (n && chars < max) {
-		size_t run = 0;
-
-		/* Plain ASCII goes out in one piece. */
-		while (run < n && run < max - chars && xml_plain[s[run]])
-			run++;
-		if (run) {
-			ob_put(b, s, run);
-			s += run;
-			n -= run;
-			chars += run;
-			continue;
-		}
-		len = 1;
-		switch (*s) {
-		case '&':
-			ob_lit(b, "&amp;");
-			break;
-		case '<':
-			ob_lit(b, "&lt;");
-			break;
-		case '>':
-			ob_lit(b, "&gt;");
-			break;
-		case '"':
-			ob_lit(b, "&quot;");
-			break;
-		case '\'':
-			ob_lit(b, "&apos;");
-			break;
-		default:
-			if (*s < 0x20 || *s == 0x7f) {
-				ob_char(b, '?');
-				break;
-			}
-			len = pf_utf8_len(s, n);
-			if (!len) {
-				ob_char(b, '?');
-				len = 1;
-				break;
-			}
-			ob_put(b, s, len);
-		}
-		s += len;
-		n -= len;
-		chars++;
-	}
-}
-
-/* "6537.750 us" */
-static void ob_us(struct pf_obuf *b, uint64_t ns)
-{
-	char frac[3] = { (char)('0' + ns % 1000 / 100),
-			 (char)('0' + ns % 100 / 10), (char)('0' + ns % 10) };
-
-	ob_u64(b, ns / 1000, false);
-	ob_char(b, '.');
-	ob_put(b, frac, sizeof(frac));
-	ob_lit(b, " us");
-}
-
-/* Characters in @s, counting a UTF-8 sequence (or a bad byte) as one. */
-static size_t text_chars(const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), chars = 0, len;
-
-	while (n) {
-		len = pf_utf8_len(s, n);
-		if (!len)
-			len = 1;
-		s += len;
-		n -= len;
-		chars++;
-	}
-	return chars;
-}
-
-static unsigned int tree_depth(const struct pf_node *node)
-{
-	unsigned int d = 0, c;
-	size_t i;
-
-	for (i = 0; i < node->nchildren; i++) {
-		c = tree_depth(node->children[i]);
-		if (c > d)
-			d = c;
-	}
-	return d + 1;
-}
-
-/* FNV-1a: the same function, the same colour, in every graph. */
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	while (*s) {
-		h ^= (unsigned char)*s++;
-		h *= 16777619u;
-	}
-	return h;
-}
-
-struct pf_svg {
-	FILE *out;
-	double scale;		/* pixels per ns */
-	double top;		/* y of the root's row */
-	uint64_t total;		/* the root's duration */
-	struct pf_obuf ob;	/* to out, flushed after each packet */
-};
-
-static void svg_node(struct pf_svg *g, const struct pf_node *node,
-		     double x, double width, unsigned int depth)
-{
-	struct pf_obuf *b = &g->ob;
-	uint32_t h = name_hash(node->func);
-	double y = g->top + depth * SVG_ROW, cx = x, end = x + width;
-	size_t i, fit, len;
-
-	ob_lit(b, "<g><title>");
-	xml_str(b, node->func, SIZE_MAX);
-	ob_lit(b, " (");
-	ob_us(b, node->duration_ns);
-	ob_lit(b, ", ");
-	ob_fixed(b, g->total ? 100.0 * (double)node->duration_ns /
-			       (double)g->total : 100.0, 2);
-	ob_lit(b, "%)</title><rect x=\"");
-	ob_fixed(b, x, 2);
-	ob_lit(b, "\" y=\"");
-	ob_fixed(b, y, 1);
-	ob_lit(b, "\" width=\"");
-	ob_fixed(b, width, 2);
-	ob_lit(b, "\" height=\"");
-	ob_fixed(b, SVG_ROW - 1, 1);
-	ob_lit(b, "\" fill=\"rgb(");
-	ob_u64(b, 205 + h % 50, false);
-	ob_char(b, ',');
-	ob_u64(b, (h >> 8) % 230, false);
-	ob_char(b, ',');
-	ob_u64(b, (h >> 16) % 55, false);
-	ob_lit(b, ")\"/>");
-	fit = width > 6 ? (size_t)((width - 6) / SVG_CHAR) : 0;
-	len = text_chars(node->func);
-	if (fit >= 3) {
-		ob_lit(b, "<text x=\"");
-		ob_fixed(b, x + 3, 2);
-		ob_lit(b, "\" y=\"");
-		ob_fixed(b, y + SVG_ROW - 4, 1);
-		ob_lit(b, "\">");
-		if (len <= fit) {
-			xml_str(b, node->func, SIZE_MAX);
-		} else {
-			xml_str(b, node->func, fit - 2);
-			ob_lit(b, "..");
-		}
-		ob_lit(b, "</text>");
-	}
-	ob_lit(b, "</g>\n");
-
-	for (i = 0; i < node->nchildren; i++) {
-		const struct pf_node *c = node->children[i];
-		double w = (double)c->duration_ns * g->scale;
-
-		/* Children adding up to more than their parent: clip. */
-		if (cx + w > end)
-			w = end - cx > 0 ? end - cx : 0;
-		svg_node(g, c, cx, w, depth + 1);
-		cx += w;
-	}
-}
-
-/* Draw @pkt (complete) at g->top, and move g->top under it. */
-static void svg_packet(struct pf_svg *g, const struct pf_packet *pkt)
-{
-	const double width = SVG_WIDTH - 2 * SVG_MARGIN;
-	struct pf_obuf *b = &g->ob;
-	uint64_t total = pkt->graph->duration_ns;
-	unsigned int depth = tree_depth(pkt->graph);
-
-	b->out = g->out;
-	ob_printf(b, "<text class=\"packet\" x=\"%.0f\" y=\"%.0f\">",
-		  SVG_MARGIN, g->top + 15);
-	{
-		/* The tuple is plain ASCII, but it came from a file. */
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
-
-		if (m) {
-			print_packet_name(m, pkt);
-			fputs(": ", m);
-			print_tuple(m, pkt);
-			fputs(", ", m);
-			print_us(m, total);
-			fputs(", ", m);
-			if (!print_fate(m, pkt))
-				fputs("fate unknown", m);
-			fclose(m);
-			xml_str(b, buf, SIZE_MAX);
-		}
-		free(buf);
-	}
-	ob_lit(b, "</text>\n");
-	g->top += SVG_HEADER;
-	g->total = total;
-	g->scale = total ? width / (double)total : 0;
-	ob_lit(b, "<g class=\"packet\">\n");
-	svg_node(g, pkt->graph, SVG_MARGIN, width, 0);
-	ob_lit(b, "</g>\n");
-	ob_flush(b);
-	g->top += depth * SVG_ROW + SVG_GAP;
-}
-
-/* Everything before the packets: the height must be known. */
-static void svg_head(FILE *out, size_t drawn, double height)
-{
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(out,
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
-		SVG_WIDTH, height, SVG_WIDTH, height);
-	fprintf(out, "<style>\n");
-	fprintf(out,
-		"text { font-family: monospace; font-size: %.0fpx; fill: #000; }\n",
-		SVG_FONT);
-	fprintf(out, "text.title { font-size: 16px; font-weight: bold; }\n");
-	fprintf(out, "text.packet { font-size: 13px; }\n");
-	fprintf(out, "g:hover > rect { stroke: #000; stroke-width: 0.8; }\n");
-	fprintf(out, "</style>\n");
-	fprintf(out,
-		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f4\"/>\n");
-	fprintf(out,
-		"<text class=\"title\" x=\"%.0f\" y=\"22\">pktfilt: %zu packet%s, root on top, width = time in the packet's handler</text>\n",
-		SVG_MARGIN, drawn, drawn == 1 ? "" : "s");
-	if (!drawn)
-		fprintf(out,
-			"<text x=\"%.0f\" y=\"%.0f\">no complete packet to draw</text>\n",
-			SVG_MARGIN, SVG_TOP + 16);
-}
-
-/* --- chrome: the Trace Event Format ------------------------------------------ */
-
-/* Between packets laid out one after the other (no timestamps): 10 us. */
-#define CHROME_GAP_NS	10000
-
-/*
- * The document being written. Its packets go to the current process, pid
- * (0 until one is named: then 1 "pktfilt"), each on its CPU's track; its
- * timeline starts at 0, its abstime timestamps less base.
- */
-struct pf_chrome {
-	struct pf_obuf ob;
-	bool started;		/* "{"traceEvents":[" written */
-	size_t nevents;
-	unsigned int pid;	/* the current process */
-	uint64_t base;		/* subtracted from the timestamps */
-	uint64_t cursor;	/* where the next untimed packet starts */
-	uint64_t *cpu_end;	/* [cpu]: the end of its last packet */
-	unsigned char *cpu_seen;	/* [cpu]: its thread_name written */
-	const struct pf_packet *pkt;	/* the packet being written */
-	const char *filter;	/* for otherData; NULL: unknown */
-};
-
-/* Large (the buffer, a byte and a time per CPU): on the heap. */
-static struct pf_chrome *chrome_new(FILE *out, const char *filter)
-{
-	struct pf_chrome *c = calloc(1, sizeof(*c));
-
-	if (c) {
-		c->cpu_end = calloc(PF_FGRAPH_MAX_CPU + 1, sizeof(uint64_t));
-		c->cpu_seen = calloc(PF_FGRAPH_MAX_CPU + 1, 1);
-	}
-	if (!c || !c->cpu_end || !c->cpu_seen) {
-		if (c) {
-			free(c->cpu_end);
-			free(c->cpu_seen);
-		}
-		free(c);
-		errno = ENOMEM;
-		return NULL;
-	}
-	c->ob.out = out;
-	c->filter = filter;
-	return c;
-}
-
-static void chrome_free(struct pf_chrome *c)
-{
-	if (!c)
-		return;
-	free(c->cpu_end);
-	free(c->cpu_seen);
-	free(c);
-}
-
-/* A timestamp on the current process's timeline. */
-static uint64_t chrome_at(const struct pf_chrome *c, uint64_t ns)
-{
-	return ns > c->base ? ns - c->base : 0;
-}
-
-static void chrome_ts(struct pf_obuf *b, uint64_t ns)
-{
-	char frac[4] = { '.', (char)('0' + ns % 1000 / 100),
-			 (char)('0' + ns % 100 / 10), (char)('0' + ns % 10) };
-
-	ob_u64(b, ns / 1000, false);
-	ob_put(b, frac, sizeof(frac));
-}
-
-static void chrome_sep(struct pf_chrome *c)
-{
-	if (c->nevents++)
-		ob_lit(&c->ob, ",\n");
-}
-
-static void chrome_start(struct pf_chrome *c)
-{
-	if (c->started)
-		return;
-	c->started = true;
-	ob_lit(&c->ob, "{\"traceEvents\":[\n");
-}
-
-/*
- * From now on the packets are process @pid's, named @name (and sorted by
- * pid if @sort), on a timeline of its own: its tracks named anew, its
- * untimed packets from 0.
- */
-static void chrome_process(struct pf_chrome *c, unsigned int pid,
-			   const char *name, bool sort)
-{
-	struct pf_obuf *b = &c->ob;
-
-	chrome_start(c);
-	c->pid = pid;
-	c->base = 0;
-	c->cursor = 0;
-	memset(c->cpu_end, 0, (PF_FGRAPH_MAX_CPU + 1) * sizeof(uint64_t));
-	memset(c->cpu_seen, 0, PF_FGRAPH_MAX_CPU + 1);
-	chrome_sep(c);
-	ob_lit(b, "{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":");
-	ob_u64(b, pid, false);
-	ob_lit(b, ",\"tid\":0,\"args\":{\"name\":");
-	json_str(b, name);
-	ob_lit(b, "}}");
-	if (!sort)
-		return;
-	chrome_sep(c);
-	ob_lit(b, "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"ts\":0,"
-		  "\"pid\":");
-	ob_u64(b, pid, false);
-	ob_lit(b, ",\"tid\":0,\"args\":{\"sort_index\":");
-	ob_u64(b, pid, false);
-	ob_lit(b, "}}");
-}
-
-/* The packets of pf_render_new()'s output: all process 1's. */
-static void chrome_default_process(struct pf_chrome *c)
-{
-	if (!c->pid)
-		chrome_process(c, 1, "pktfilt", false);
-}
-
-/* A track per CPU, named once, in CPU order. */
-static void chrome_cpu(struct pf_chrome *c, unsigned int cpu)
-{
-	struct pf_obuf *b = &c->ob;
-
-	if (c->cpu_seen[cpu])
-		return;
-	c->cpu_seen[cpu] = 1;
-	chrome_sep(c);
-	ob_lit(b, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":");
-	ob_u64(b, c->pid, false);
-	ob_lit(b, ",\"tid\":");
-	ob_u64(b, cpu, false);
-	ob_lit(b, ",\"args\":{\"name\":\"CPU ");
-	ob_u64(b, cpu, false);
-	ob_lit(b, "\"}}");
-	chrome_sep(c);
-	ob_lit(b, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"ts\":0,"
-		  "\"pid\":");
-	ob_u64(b, c->pid, false);
-	ob_lit(b, ",\"tid\":");
-	ob_u64(b, cpu, false);
-	ob_lit(b, ",\"args\":{\"sort_index\":");
-	ob_u64(b, cpu, false);
-	ob_lit(b, "}}");
-}
-
-/* The packet's fields, as the root slice's "args" members. */
-static void chrome_packet_args(struct pf_obuf *b, const struct pf_packet *pkt)
-{
-	char why[160];
-
-	ob_lit(b, "\"seq\":");
-	ob_u64(b, pkt->seq, false);
-	ob_lit(b, ",\"stage\":");
-	json_str(b, pkt->stage);
-	ob_lit(b, ",\"id\":");
-	ob_u64(b, pkt->id, false);
-	ob_lit(b, ",\"proto\":");
-	json_str(b, pkt->proto);
-	ob_lit(b, ",\"saddr\":");
-	json_str(b, pkt->saddr);
-	ob_lit(b, ",\"daddr\":");
-	json_str(b, pkt->daddr);
-	ob_lit(b, ",\"sport\":");
-	ob_u64(b, pkt->sport, false);
-	ob_lit(b, ",\"dport\":");
-	ob_u64(b, pkt->dport, false);
-	ob_lit(b, ",\"ifindex\":");
-	ob_int(b, pkt->ifindex);
-	ob_lit(b, ",\"netns\":");
-	ob_u64(b, pkt->netns, false);
-	ob_lit(b, ",\"cpu\":");
-	ob_u64(b, pkt->cpu, false);
-	switch (pkt->fate) {
-	case PF_FATE_CONSUMED:
-		ob_lit(b, ",\"fate\":\"consumed\"");
-		break;
-	case PF_FATE_DROPPED:
-		ob_lit(b, ",\"fate\":\"dropped\",\"drop_reason\":");
-		json_str(b, pkt->drop_reason);
-		if (pkt->drop_func[0]) {
-			ob_lit(b, ",\"drop_func\":");
-			json_str(b, pkt->drop_func);
-		}
-		break;
-	default:
-		ob_lit(b, ",\"fate\":null");
-		break;
-	}
-	if (pkt->complete) {
-		ob_lit(b, ",\"complete\":true");
-	} else {
-		ob_lit(b, ",\"complete\":false,\"incomplete\":");
-		json_str(b, pf_incomplete_str(pkt->incomplete, why,
-					      sizeof(why)));
-	}
-}
-
-/*
- * @node's slice from @start, its callees first (nested inside it: each
- * starts where the one before ended, or at its own timestamp if later,
- * and none reaches past @limit or its caller's end). Returns its end.
- */
-static uint64_t chrome_node(struct pf_chrome *c, const struct pf_node *node,
-			    uint64_t start, uint64_t limit, bool root)
-{
-	struct pf_obuf *b = &c->ob;
-	uint64_t end, cur = start;
-	bool clipped = false;
-	size_t i;
-
-	if (node->complete) {
-		end = add_sat(start, node->duration_ns);
-		if (end > limit) {
-			end = limit;
-			clipped = true;
-		}
-	} else {
-		end = limit;
-	}
-	for (i = 0; i < node->nchildren; i++) {
-		const struct pf_node *k = node->children[i];
-		uint64_t ks = cur;
-
-		if (k->has_start && chrome_at(c, k->start_ns) > ks)
-			ks = chrome_at(c, k->start_ns);
-		if (ks > end)
-			ks = end;
-		cur = chrome_node(c, k, ks, end, false);
-	}
-	if (!node->complete)
-		end = cur;	/* its return is missing: to its last callee */
-	chrome_sep(c);
-	ob_lit(b, "{\"name\":");
-	json_str(b, node->func);
-	if (root)
-		ob_lit(b, ",\"cat\":\"packet\"");
-	else
-		ob_lit(b, ",\"cat\":\"call\"");
-	ob_lit(b, ",\"ph\":\"X\",\"ts\":");
-	chrome_ts(b, start);
-	ob_lit(b, ",\"dur\":");
-	chrome_ts(b, end - start);
-	ob_lit(b, ",\"pid\":");
-	ob_u64(b, c->pid, false);
-	ob_lit(b, ",\"tid\":");
-	ob_u64(b, c->pkt->cpu, false);
-	if (root || clipped || !node->complete) {
-		bool comma = false;
-
-		ob_lit(b, ",\"args\":{");
-		if (root) {
-			chrome_packet_args(b, c->pkt);
-			comma = true;
-		}
-		if (!node->complete) {
-			if (comma)
-				ob_char(b, ',');
-			ob_lit(b, "\"returned\":false");
-			comma = true;
-		}
-		if (clipped) {
-			if (comma)
-				ob_char(b, ',');
-			ob_lit(b, "\"duration_ns\":");
-			ob_u64(b, node->duration_ns, false);
-		}
-		ob_char(b, '}');
-	}
-	ob_char(b, '}');
-	return end;
-}
-
-static void chrome_packet(struct pf_chrome *c, const struct pf_packet *pkt)
-{
-	struct pf_obuf *b = &c->ob;
-	unsigned int cpu = pkt->cpu < PF_FGRAPH_MAX_CPU ? pkt->cpu :
-			   PF_FGRAPH_MAX_CPU;
-	uint64_t start, end;
-
-	c->pkt = pkt;
-	chrome_cpu(c, cpu);
-	start = pkt->graph && pkt->graph->has_start ?
-		chrome_at(c, pkt->graph->start_ns) : c->cursor;
-	if (start < c->cpu_end[cpu])
-		start = c->cpu_end[cpu];	/* after its CPU's last one */
-	if (!pkt->graph) {
-		/* No graph: an instant on its CPU, with the packet's args. */
-		chrome_sep(c);
-		ob_lit(b, "{\"name\":\"packet without a graph\",\"cat\":\"packet\","
-			  "\"ph\":\"i\",\"s\":\"t\",\"ts\":");
-		chrome_ts(b, start);
-		ob_lit(b, ",\"pid\":");
-		ob_u64(b, c->pid, false);
-		ob_lit(b, ",\"tid\":");
-		ob_u64(b, cpu, false);
-		ob_lit(b, ",\"args\":{");
-		chrome_packet_args(b, pkt);
-		ob_lit(b, "}}");
-		end = start;
-	} else {
-		end = chrome_node(c, pkt->graph, start, UINT64_MAX, true);
-	}
-	c->cpu_end[cpu] = end;
-	if (add_sat(end, CHROME_GAP_NS) > c->cursor)
-		c->cursor = add_sat(end, CHROME_GAP_NS);
-	ob_flush(b);
-}
-
-static void chrome_end(struct pf_chrome *c)
-{
-	chrome_start(c);
-	ob_lit(&c->ob, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":"
-		       "{\"generator\":\"pktfilt\",\"filter\":");
-	json_str_or_null(&c->ob, c->filter);
-	ob_lit(&c->ob, "}}\n");
-	ob_flush(&c->ob);
-}
-
 /* --- streaming ---------------------------------------------------------------- */
 
 struct pf_render {
@@ -1501,20 +871,6 @@ int pf_render_packet(struct pf_render *r, const struct pf_packet *pkt)
 	return r->err;
 }
 
-/* Copy the SVG's packets from their temporary file. */
-static int svg_copy(FILE *from, FILE *to)
-{
-	char buf[65536];
-	size_t n;
-
-	if (fflush(from) || fseek(from, 0, SEEK_SET))
-		return errno ? -errno : -EIO;
-	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
-		if (fwrite(buf, 1, n, to) != n)
-			return errno ? -errno : -EIO;
-	return ferror(from) ? -EIO : 0;
-}
-
 int pf_render_end(struct pf_render *r)
 {
 	int err = r->err;
@@ -1583,28 +939,4 @@ int pf_render_svg(FILE *out, const struct pf_trace *trace)
 int pf_render_chrome(FILE *out, const struct pf_trace *trace)
 {
 	return render_trace(PF_FORMAT_CHROME, out, trace);
-}
-
-int pf_render_chrome_processes(FILE *out,
-			       const struct pf_packet *const *pkts,
-			       const char *const *names, size_t n)
-{
-	struct pf_chrome *c = chrome_new(out, NULL);
-	size_t i;
-
-	if (!c)
-		return -ENOMEM;
-	chrome_start(c);
-	for (i = 0; i < n; i++) {
-		const struct pf_packet *pkt = pkts[i];
-
-		chrome_process(c, (unsigned int)i + 1, names[i], true);
-		/* With abstime: the root's timestamp is the process's 0. */
-		if (pkt->graph && pkt->graph->has_start)
-			c->base = pkt->graph->start_ns;
-		chrome_packet(c, pkt);
-	}
-	chrome_end(c);
-	chrome_free(c);
-	return out_status(out);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness of the trace reader (tool/fgraph.c) and every renderer
- * (tool/render.c). The input is a trace, its first byte a seed:
+ * (tool/render*.c). The input is a trace, its first byte a seed:
  *
  * - parsed whole (pf_fgraph_parse_buf), then rendered as text, JSON,
  *   folded stacks and SVG;

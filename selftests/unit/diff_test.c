@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of "pktfilt diff" (tool/diff.c, tool/json.c) and of
- * report's --format chrome (tool/render.c), on real traces captured in
+ * report's --format chrome (tool/render_chrome.c), on real traces captured in
  * the VM (fixtures/diff/, see fixtures/capture --diff; and the parser's
  * fixtures) and on small hand-made graphs.
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the function_graph parser and its renderings, tool/fgraph.c
- * and tool/render.c: hand-made traces for each line format and each way a
+ * and tool/render*.c: hand-made traces for each line format and each way a
  * graph can be cut, then the real traces of fixtures/6.1 and fixtures/6.12
  * (captured in the VM by fixtures/capture): what each must give, and for
  * all of them that every line is understood, that the JSON output is valid

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of tool/tracefs.c (save, set up, restore) on a fake tracefs:
+ * Unit tests of tool/tracefs.c (save, set up, restore) and
+ * tool/tracefs_funcs.c (globs, function numbers) on a fake tracefs:
  * a directory tree with the files pktfilt trace touches, and a small
  * model of the kernel that turns what was written into what tracefs reads
  * back once the file is closed (the hooks of struct pf_tfs_hooks):

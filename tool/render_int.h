@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the renderers share: render.c (text, JSON, folded, the streaming
+ * renderer), render_svg.c and render_chrome.c. The output buffer and JSON
+ * strings, the pieces of a packet's header line, and what the streaming
+ * renderer calls of the SVG and chrome ones. Not for the rest of the
+ * tool: render.h is its interface.
+ */
+#ifndef PKTFILT_RENDER_INT_H
+#define PKTFILT_RENDER_INT_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render.h"
+
+static inline int out_status(FILE *out)
+{
+	if (fflush(out) || ferror(out))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+static inline uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* A packet's header line, in pieces (render.c). */
+void print_tuple(FILE *out, const struct pf_packet *pkt);
+void print_packet_name(FILE *out, const struct pf_packet *pkt);
+int print_fate(FILE *out, const struct pf_packet *pkt);
+void print_us(FILE *out, uint64_t ns);
+
+/*
+ * Output made in a buffer of our own and written in pieces of 64 KiB: a
+ * JSON object is a few hundred small writes, too many for stdio's calls.
+ */
+struct pf_obuf {
+	FILE *out;
+	size_t len;
+	char s[65536];
+};
+
+void ob_flush(struct pf_obuf *b);
+void ob_put_slow(struct pf_obuf *b, const void *p, size_t n);
+
+static inline void ob_put(struct pf_obuf *b, const void *p, size_t n)
+{
+	if (sizeof(b->s) - b->len < n) {
+		ob_put_slow(b, p, n);
+		return;
+	}
+	memcpy(b->s + b->len, p, n);
+	b->len += n;
+}
+
+#define ob_lit(b, lit)	ob_put(b, lit, sizeof(lit) - 1)
+
+static inline void ob_char(struct pf_obuf *b, char c)
+{
+	if (b->len == sizeof(b->s))
+		ob_flush(b);
+	b->s[b->len++] = c;
+}
+
+/* As printf("%" PRIu64), with a '-' first if @neg. */
+void ob_u64(struct pf_obuf *b, uint64_t v, bool neg);
+/* As printf("%d") */
+void ob_int(struct pf_obuf *b, int v);
+/* As printf("%.1f") or ("%.2f") */
+void ob_fixed(struct pf_obuf *b, double v, unsigned int prec);
+/* As fprintf() */
+void ob_printf(struct pf_obuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A JSON string; invalid UTF-8 becomes U+FFFD. */
+void json_str(struct pf_obuf *b, const char *str);
+/* A JSON string, or null for NULL. */
+void json_str_or_null(struct pf_obuf *b, const char *str);
+
+/* SVG (render_svg.c): the packets drawn one under the other. */
+#define SVG_HEADER	22.0	/* a packet's header line */
+#define SVG_GAP		24.0	/* between packets */
+#define SVG_TOP		34.0	/* the title */
+
+struct pf_svg {
+	FILE *out;
+	double scale;		/* pixels per ns */
+	double top;		/* y of the root's row */
+	uint64_t total;		/* the root's duration */
+	struct pf_obuf ob;	/* to out, flushed after each packet */
+};
+
+/* Draw @pkt (complete) at g->top, and move g->top under it. */
+void svg_packet(struct pf_svg *g, const struct pf_packet *pkt);
+/* Everything before the packets: the height must be known. */
+void svg_head(FILE *out, size_t drawn, double height);
+/* Copy the SVG's packets from their temporary file. */
+int svg_copy(FILE *from, FILE *to);
+
+/* chrome (render_chrome.c): the Trace Event Format. */
+struct pf_chrome;
+
+struct pf_chrome *chrome_new(FILE *out, const char *filter);
+void chrome_free(struct pf_chrome *c);
+/* The packets of pf_render_new()'s output: all process 1's. */
+void chrome_default_process(struct pf_chrome *c);
+void chrome_packet(struct pf_chrome *c, const struct pf_packet *pkt);
+void chrome_end(struct pf_chrome *c);
+
+#endif /* PKTFILT_RENDER_INT_H */

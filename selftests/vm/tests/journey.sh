@@ -542,21 +542,28 @@ free_func() {
 	fi
 }
 
-# nosock_case FAMILY: UDP to a port nobody listens on: NO_SOCKET.
+# nosock_case PROTO FAMILY: UDP or TCP to a port nobody listens on:
+# NO_SOCKET, freed by the L4 handler (TCP after its reset).
 nosock_case() {
-	f=$1
+	p=$1 f=$2
 	set -- $(addrs direct $f)
 	S=$1 D=$2
-	name="no socket udp/ipv$f"
+	name="no socket $p/ipv$f"
+	case $p/$f in
+	udp/4) by='__udp4_lib_rcv|udp_rcv' ;;
+	udp/6) by='__udp6_lib_rcv|udpv6_rcv' ;;
+	tcp/4) by='tcp_v4_rcv' ;;
+	tcp/6) by='tcp_v6_rcv' ;;
+	esac
 	jtrace_start
-	jset "$name" --at rx --proto udp --saddr $S --daddr $D --dport 9999 \
+	jset "$name" --at rx --proto $p --saddr $S --daddr $D --dport 9999 \
 		--netns /run/netns/b --count 1 || { trace_stop; return; }
-	jsend a udp $f $S $D 9999 1
+	jsend a $p $f $S $D 9999 1
 	sleep 0.5
 	jtrace_stop
 	g_expect_n "$name: one graph rooted at $(rx_root $f)" " root=$(rx_root $f) " 1
 	line=$(grep '^G ' $J/graphs | head -1)
-	if g_has_func "$line" "$(l4_of udp $f)"; then ok "$name: $(l4_of udp $f) inside"; else fail "$name: $(l4_of udp $f) inside"; fi
+	if g_has_func "$line" "$(l4_of $p $f)"; then ok "$name: $(l4_of $p $f) inside"; else fail "$name: $(l4_of $p $f) inside"; fi
 	id=$(echo "$line" | sed -n 's/^G id=\([0-9]*\) .*/\1/p')
 	fr=$(first_free "${id:-none}")
 	case $fr in
@@ -564,10 +571,15 @@ nosock_case() {
 	*) fail "$name: pktfilt_free reason=$(drop_reason NO_SOCKET)" "first free of id ${id:-none}: '$fr'"
 	   grep '^FREE' $J/graphs | head -5 ;;
 	esac
-	free_func "$name" "$fr" "$(if [ $f = 4 ]; then echo '__udp4_lib_rcv|udp_rcv'; else echo '__udp6_lib_rcv|udpv6_rcv'; fi)"
+	free_func "$name" "$fr" "$by"
 }
 
-nosock_cases() { nosock_case 4; nosock_case 6; }
+nosock_cases() {
+	for p in udp tcp; do
+		nosock_case $p 4
+		nosock_case $p 6
+	done
+}
 
 # --- tx ----------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/irq_work.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
@@ -253,6 +254,8 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 	int ret;
 
 	mutex_lock(&pf_lock);
+	if (unlikely(pf_test_delay_arm_ms))
+		msleep(pf_test_delay_arm_ms);
 	old = rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
 	if (old && (old->flags & PKTFILT_F_OWNED) &&
 	    (f->flags & PKTFILT_F_EXCLUSIVE) &&

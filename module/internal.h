@@ -314,4 +314,7 @@ void pf_genl_exit(void);
 void pf_genl_notify_packet(const struct pf_key *key, u64 seq, u8 stage,
 			   u64 id);
 
+/* testdelay.c: for the tests only; 0 unless given at load. */
+extern unsigned int pf_test_delay_arm_ms;
+
 #endif /* PKTFILT_INTERNAL_H */

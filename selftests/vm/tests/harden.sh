@@ -2,13 +2,14 @@
 # Issue 12's VM tests (the hardening of a line-by-line review): counts
 # above INT_MAX, who may read what (events group, GET, STATS), the gate's
 # repair when set_ftrace_pid is emptied under it, another module in the
-# same protocol slot, a tracefs watcher that cannot be registered, and
-# rmmod right after arming with small counts under matching floods.
+# same protocol slot, a tracefs watcher that cannot be registered, arming
+# that stalls no other generic netlink family, and rmmod right after
+# arming with small counts under matching floods.
 #
 #	selftests/vm/run --kernel 6.12 -- sh selftests/vm/tests/harden.sh [CASE...]
 #
-# CASEs: bigcount perm slot watch gateopt ibt settle rmmodcount (default: all, in
-# this order: settle leaves the nop tracer on).
+# CASEs: bigcount perm slot watch gateopt ibt armstall settle rmmodcount
+# (default: all, in this order: settle leaves the nop tracer on).
 # Knobs: SETTLE_ROUNDS (40), RMMOD_CYCLES (30).
 . /pktfilt/selftests/vm/lib.sh
 . /pktfilt/selftests/vm/tests/common.sh
@@ -211,6 +212,38 @@ settle_case() {
 	echo > $T/set_ftrace_filter
 	echo > $T/trace
 	echo 1 > $T/tracing_on
+	rmmod pktfilt
+}
+
+# --- arming does not stall the other generic netlink families -----------------
+# Arming's slow part (synchronize_net(), kprobe registration) ran under the
+# genetlink mutex, which every other family's requests take too, and every
+# generic netlink socket's close then waited for pktfilt's lock. With
+# arming held 5 s (test_delay_arm_ms), another client resolves a family
+# with nlctrl, joins a group and closes its socket (pfjoin) while arming
+# still goes on (before: only after it, some 4.5 s later).
+armstall_case() {
+	insmod $PKTFILT_KO test_delay_arm_ms=5000 || { fail "armstall: insmod"; return; }
+	trace_start
+	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 1 > /tmp/armstall.out 2>&1 &
+	spid=$!
+	sleep 0.5
+	t1=$(pfbench now)
+	out=$(pfjoin 2>&1)
+	t2=$(pfbench now)
+	kill -0 $spid 2>/dev/null && during=1 || during=0
+	wait $spid
+	src=$?
+	ms=$(((t2 - t1) / 1000000))
+	expect_eq "armstall: pktfilt set with arming held 5 s succeeds" "$src" 0
+	if [ "$during" = 1 ] && [ "$ms" -lt 2500 ]; then
+		ok "armstall: another genetlink client (nlctrl, join, close) done while arming goes on ($ms ms)"
+	else
+		fail "armstall: another genetlink client (nlctrl, join, close) done while arming goes on" \
+			"pfjoin took $ms ms ($out); arming still going on then: $during"
+	fi
+	trace_stop
+	pktfilt clear 2>/dev/null
 	rmmod pktfilt
 }
 
@@ -420,7 +453,7 @@ rmmodcount_case() {
 echo "kernel $(uname -r)"
 topo_setup
 kmemleak_baseline
-for c in ${*:-bigcount perm slot watch gateopt ibt settle rmmodcount}; do
+for c in ${*:-bigcount perm slot watch gateopt ibt armstall settle rmmodcount}; do
 	"${c}_case"
 done
 trace_teardown

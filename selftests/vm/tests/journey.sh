@@ -78,23 +78,53 @@ jtrace_stop() {
 #     funcs.
 #   FREE id=ID reason=R func=F ingraph=0|1
 # A graph is open on a CPU from a function entered while none is open
-# there to the closing brace at its depth (see trace_roots for the rare
-# interrupt preludes this does not try to drop).
+# there to the closing brace at its depth. An interrupt that arrives in
+# ftrace's entry path of a root records irq_enter_rcu() and the like one
+# level deeper just before the root's line (trace_roots, common.sh): such
+# a prelude, a graph rooted at none of the graph functions and deeper than
+# the root that follows it on its CPU, is dropped, and the packet's event
+# goes to that root.
 jgraphs() {
-	awk '
+	awk -v gfuncs="$ROOTS $HANDLERS" '
+	BEGIN { n = split(gfuncs, a, " "); for (i = 1; i <= n; i++) isgf[a[i]] = 1 }
 	function field(s, f,   r) {
 		if (!match(s, " " f "=[^ ]*"))
 			return "none"
 		r = substr(s, RSTART + length(f) + 2, RLENGTH - length(f) - 2)
 		return r
 	}
-	function close_graph(c) {
-		print "G id=" eid[c] " stage=" est[c] " eroot=" ert[c] " netns=" ens[c] \
+	function gline(c) {
+		return "G id=" eid[c] " stage=" est[c] " eroot=" ert[c] " netns=" ens[c] \
 			" ifindex=" eif[c] " proto=" epr[c] " root=" groot[c] " cpu=" c \
 			" funcs=," fl[c]
+	}
+	# Graphs rooted elsewhere than the graph functions wait in buf[c]
+	# for the next root on their CPU: dropped if it is shallower.
+	function flush(c) {
+		if (nb[c])
+			printf "%s", buf[c]
+		nb[c] = 0
+		buf[c] = ""
+	}
+	function close_graph(c) {
+		if (isgf[groot[c]]) {
+			flush(c)
+			print gline(c)
+		} else {
+			if (!nb[c] || gdepth[c] < bmin[c])
+				bmin[c] = gdepth[c]
+			if (!nb[c]) {
+				bev[c] = pend[c]
+				bid[c] = eid[c]; bst[c] = est[c]; brt[c] = ert[c]
+				bns[c] = ens[c]; bif[c] = eif[c]; bpr[c] = epr[c]
+			}
+			nb[c]++
+			buf[c] = buf[c] gline(c) "\n"
+		}
 		open[c] = 0
 		pend[c] = 0
 	}
+	END { for (c in nb) flush(c) }
 	match($0, /^ *[0-9]+\)/) {
 		c = substr($0, RSTART, RLENGTH) + 0
 		s = $0
@@ -108,6 +138,7 @@ jgraphs() {
 				fl[c] = fl[c] "EV:" field(s, "stage") ":" field(s, "id") ","
 				next
 			}
+			flush(c)
 			pend[c] = 1
 			eid[c] = field(s, "id"); est[c] = field(s, "stage")
 			ert[c] = field(s, "root"); ens[c] = field(s, "netns")
@@ -146,6 +177,14 @@ jgraphs() {
 		if (s ~ /\{ *$/)
 			fr[c, depth] = name
 		if (!open[c]) {
+			if (nb[c] && depth < bmin[c]) {
+				# A prelude: dropped; its event goes to this root.
+				nb[c] = 0
+				buf[c] = ""
+				pend[c] = bev[c]
+				eid[c] = bid[c]; est[c] = bst[c]; ert[c] = brt[c]
+				ens[c] = bns[c]; eif[c] = bif[c]; epr[c] = bpr[c]
+			}
 			if (!pend[c]) {
 				eid[c] = "none"; est[c] = "none"; ert[c] = "none"
 				ens[c] = "none"; eif[c] = "none"; epr[c] = "none"

@@ -715,6 +715,11 @@ enum pf_parse_status pf_parse_word(struct pf_parser *p, const char *word)
 	return PF_PARSE_OK;
 }
 
+bool pf_is_option(const char *arg)
+{
+	return arg[0] == '-' && arg[1] && !strpbrk(arg, " \t\n");
+}
+
 enum pf_parse_status pf_parse_finish(struct pf_parser *p)
 {
 	enum pf_parse_status st;
@@ -753,7 +758,7 @@ enum pf_parse_status pf_parse_filter(int argc, char *const *argv,
 		st = pf_parse_arg(&p, argc, argv, &i);
 		if (st != PF_PARSE_UNKNOWN)
 			continue;
-		if (argv[i][0] == '-' && argv[i][1]) {
+		if (pf_is_option(argv[i])) {
 			pf_fail(&p, PF_PARSE_SYNTAX, "unknown option '%s'",
 				argv[i]);
 			st = PF_PARSE_SYNTAX;

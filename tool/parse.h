@@ -9,6 +9,7 @@
 #ifndef PKTFILT_PARSE_H
 #define PKTFILT_PARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -120,6 +121,13 @@ enum pf_parse_status pf_parse_arg(struct pf_parser *p, int argc,
  * language), which may come in one quoted argument or in several words.
  */
 enum pf_parse_status pf_parse_word(struct pf_parser *p, const char *word);
+/*
+ * Is @arg an option ("-x", "--name", "--name=value")? No option holds a
+ * blank: an argument that starts with '-' and holds one is a filter
+ * expression's text, as pf_format_filter() prints it in one word ("- 402
+ * > 5" is an expression), and must parse back as such.
+ */
+bool pf_is_option(const char *arg);
 /*
  * Resolve names, check the predicates against each other, compile the
  * expression.

@@ -152,7 +152,7 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o)
 			i++;
 			continue;
 		}
-		if (argv[i][0] == '-' && argv[i][1])
+		if (pf_is_option(argv[i]))
 			return trace_usage("unknown option '%s'", argv[i]);
 		/* A word of the filter expression (a COMMAND goes after --). */
 		st = pf_parse_word(&p, argv[i++]);

@@ -105,6 +105,9 @@ bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 					pkt->key.netns);
 		if (!left) {
 			atomic_set(&pf_exhausted_id, f->id);
+			if (unlikely(pf_test_delay_claim_ms))
+				pf_test_delay("last count claimed",
+					      pf_test_delay_claim_ms, true);
 			schedule_delayed_work(&pf_exhausted_work, 0);
 		}
 	} else {
@@ -390,6 +393,9 @@ static void pf_exhausted_work_fn(struct work_struct *work)
 	struct pf_filter *f;
 	u32 id = (u32)atomic_read(&pf_exhausted_id);
 
+	if (unlikely(pf_test_delay_work_ms))
+		pf_test_delay("count-reached work", pf_test_delay_work_ms,
+			      false);
 	mutex_lock(&pf_lock);
 	f = rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
 	if (f && f->count && f->id == id && !atomic64_read(&f->remaining)) {

@@ -103,6 +103,7 @@ enum pf_mode {
 	PF_MODE_NONE,		/* nothing: a context switch, someone else */
 	PF_MODE_OPEN,		/* no PID lists: it answers false */
 	PF_MODE_REOPEN,		/* the same, with interrupts off (settle, RT) */
+	PF_MODE_CLOSE,		/* nothing: the gate's close (a test delay) */
 };
 
 static DEFINE_PER_CPU(int, pf_mode);
@@ -232,6 +233,11 @@ static bool notrace pf_is_reopen_call(struct pt_regs *regs)
  */
 static int notrace pf_tit_pre(struct kprobe *p, struct pt_regs *regs)
 {
+	/* Interrupts are off in the close: no hardirq's call can be it. */
+	if (unlikely(pf_test_delay_close_ms) &&
+	    this_cpu_read(pf_mode) == PF_MODE_CLOSE)
+		pf_test_delay("gate close, inside ftrace's probe",
+			      xchg(&pf_test_delay_close_ms, 0), true);
 	if (!pf_is_gate_call(regs, PF_MODE_OPEN) && !pf_is_reopen_call(regs))
 		return 0;
 	regs->di = 0;
@@ -366,7 +372,7 @@ void notrace pf_gate_close(void)
 	 * to "trace all": calling the probe now would leave a PID behind.
 	 */
 	if (pf_gate_ready()) {
-		pf_call_probe(PF_MODE_NONE, current);
+		pf_call_probe(PF_MODE_CLOSE, current);
 		pf_gate_settle();
 	}
 	local_irq_restore(flags);

@@ -314,7 +314,12 @@ void pf_genl_exit(void);
 void pf_genl_notify_packet(const struct pf_key *key, u64 seq, u8 stage,
 			   u64 id);
 
-/* testdelay.c: for the tests only; 0 unless given at load. */
+/* testdelay.c: for the tests only; 0 unless given. */
 extern unsigned int pf_test_delay_arm_ms;
+extern unsigned int pf_test_delay_exit_ms;
+extern unsigned int pf_test_delay_claim_ms;
+extern unsigned int pf_test_delay_work_ms;
+extern unsigned int pf_test_delay_close_ms;
+void pf_test_delay(const char *where, unsigned int ms, bool atomic);
 
 #endif /* PKTFILT_INTERNAL_H */

@@ -47,6 +47,8 @@ static void __exit pktfilt_exit(void)
 	/* No new requests or tracefs marks, then no filter, hook, gate. */
 	pf_genl_exit();
 	pf_watch_exit();
+	if (unlikely(pf_test_delay_exit_ms))
+		pf_test_delay("exit", pf_test_delay_exit_ms, false);
 	pf_filter_exit();
 	pf_follow_exit();
 	pf_hooks_exit();

@@ -8,7 +8,7 @@
 #
 #	selftests/vm/run --kernel 6.12 -- sh selftests/vm/tests/harden.sh [CASE...]
 #
-# CASEs: bigcount perm slot watch gateopt ibt armstall settle rmmodcount
+# CASEs: bigcount perm slot watch gateopt ibt armstall settle closerace unloadclaim rmmodcount
 # (default: all, in this order: settle leaves the nop tracer on).
 # Knobs: SETTLE_ROUNDS (40), RMMOD_CYCLES (30).
 . /pktfilt/selftests/vm/lib.sh
@@ -127,6 +127,43 @@ pf_rmmod() {
 	rmmod pktfilt
 }
 
+# fgraph_every_cpu NAME: with set_ftrace_pid empty, function_graph traces
+# every CPU: a command pinned to each must show up in the trace. Leaves the
+# nop tracer on.
+fgraph_every_cpu() {
+	echo > $T/set_graph_function
+	echo vfs_read > $T/set_ftrace_filter ||
+		fail "$1: vfs_read in set_ftrace_filter"
+	echo function_graph > $T/current_tracer
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+	for cpu in 0 1; do
+		# The shell's read builtin: read(2) for sure (busybox cat
+		# may use sendfile(2), which has no vfs_read()).
+		taskset -c $cpu sh -c 'read l < /proc/version; read l < /proc/version'
+	done
+	echo 0 > $T/tracing_on
+	for cpu in 0 1; do
+		n=$(grep -c "^ $cpu).*vfs_read" $T/trace)
+		if [ "$n" -gt 0 ]; then
+			ok "$1: function_graph still traces CPU $cpu ($n calls)"
+		else
+			fail "$1: function_graph still traces CPU $cpu" "no vfs_read on it"
+			grep -v '^#' $T/trace | head -5
+		fi
+	done
+	echo nop > $T/current_tracer
+	echo > $T/set_ftrace_filter
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+}
+
+# test_delays: the module's "test delay" lines in dmesg, one word each
+# (exit, last, count-reached, gate), oldest first.
+test_delays() {
+	dmesg | sed -n 's/.*pktfilt: test delay: \([a-z-]*\).*/\1/p' | tr '\n' ' '
+}
+
 # --- counts above INT_MAX ----------------------------------------------------
 # The count was an atomic_t: 2147483648 and more read as negative, and every
 # match counted as exhausted (nothing traced, never disarmed).
@@ -232,33 +269,7 @@ settle_case() {
 	pktfilt clear 2>/dev/null
 	expect_eq "settle: $rounds rounds of arming, then emptying set_ftrace_pid under matching floods" \
 		"$armed" "$rounds"
-	# With set_ftrace_pid empty, function_graph traces every CPU: a
-	# command pinned to each must show up in the trace.
-	echo > $T/set_graph_function
-	echo vfs_read > $T/set_ftrace_filter ||
-		fail "settle: vfs_read in set_ftrace_filter"
-	echo function_graph > $T/current_tracer
-	echo > $T/trace
-	echo 1 > $T/tracing_on
-	for cpu in 0 1; do
-		# The shell's read builtin: read(2) for sure (busybox cat
-		# may use sendfile(2), which has no vfs_read()).
-		taskset -c $cpu sh -c 'read l < /proc/version; read l < /proc/version'
-	done
-	echo 0 > $T/tracing_on
-	for cpu in 0 1; do
-		n=$(grep -c "^ $cpu).*vfs_read" $T/trace)
-		if [ "$n" -gt 0 ]; then
-			ok "settle: function_graph still traces CPU $cpu ($n calls)"
-		else
-			fail "settle: function_graph still traces CPU $cpu" "no vfs_read on it"
-			grep -v '^#' $T/trace | head -5
-		fi
-	done
-	echo nop > $T/current_tracer
-	echo > $T/set_ftrace_filter
-	echo > $T/trace
-	echo 1 > $T/tracing_on
+	fgraph_every_cpu settle
 	pf_rmmod
 }
 
@@ -292,6 +303,81 @@ armstall_case() {
 	trace_stop
 	pktfilt clear 2>/dev/null
 	pf_rmmod
+}
+
+# --- set_ftrace_pid emptied inside the gate's close, every time ----------------
+# settle's rounds race by chance; here the window is held open: the next
+# close spins 3 s inside ftrace's probe (test_delay_close_ms), after it
+# read the PID lists and before it writes this CPU's value, and
+# set_ftrace_pid is emptied meanwhile from the other CPU, by truncation
+# alone (`: >`, as `> file` or a zero-length write does: echo's newline
+# would be a write, and ftrace recomputes every CPU after a write). The
+# probe's write then lands "ignore" after ftrace reset every CPU to
+# "trace"; the gate must see the probe gone and set its CPU back.
+closerace_case() {
+	pf_insmod test_delay_close_ms=3000 || { fail "closerace: insmod"; return; }
+	echo 0 > $T/tracing_on
+	echo nop > $T/current_tracer
+	switch_event 1
+	idle_pid > $T/set_ftrace_pid
+	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 1 ||
+		fail "closerace: pktfilt set"
+	before=$(test_delays)
+	ip netns exec a taskset -c 1 pfsend udp -q --src 10.9.0.1 --dst 10.9.0.2 \
+		--sport 4001 --dport 9000 --count 1 > /dev/null 2>&1 &
+	spid=$!
+	sleep 1
+	taskset -c 0 sh -c ": > $T/set_ftrace_pid"
+	wait $spid
+	after=$(test_delays)
+	expect_eq "closerace: set_ftrace_pid emptied while the gate's close was inside ftrace's probe" \
+		"${after#"$before"}" "gate "
+	switch_event 0
+	pktfilt clear 2>/dev/null
+	fgraph_every_cpu closerace
+	pf_rmmod
+}
+
+# --- rmmod while a packet claims the last count --------------------------------
+# Exit cancelled the work items before it cleared the filter: a packet that
+# claimed the last count meanwhile queued the disarming work after the
+# cancel, and the work ran in freed module code. Held open here: rmmod
+# waits 3 s before the filter goes (the tracefs watch already gone), one
+# packet sent then claims --count 1 and spins 3 s before it queues the
+# work, and the work sleeps 3 s before it takes the module's lock. With the
+# old order the work wakes up in freed code (an oops, which check_dmesg
+# reports); now rmmod waits for it.
+unloadclaim_case() {
+	pf_insmod test_delay_exit_ms=3000 test_delay_claim_ms=3000 \
+		test_delay_work_ms=3000 || { fail "unloadclaim: insmod"; return; }
+	echo 0 > $T/tracing_on
+	echo nop > $T/current_tracer
+	switch_event 1
+	idle_pid > $T/set_ftrace_pid
+	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 1 ||
+		fail "unloadclaim: pktfilt set --count 1"
+	before=$(test_delays)
+	taskset -c 0 rmmod pktfilt > /tmp/unloadclaim.out 2>&1 &
+	rpid=$!
+	sleep 1
+	ip netns exec a taskset -c 1 pfsend udp -q --src 10.9.0.1 --dst 10.9.0.2 \
+		--sport 4001 --dport 9000 --count 1 > /dev/null 2>&1 &
+	spid=$!
+	sleep 1.5
+	# Cold for the gate's kprobe, removed at the end of the exit (see
+	# pf_rmmod); ftrace waits for the spinning packet.
+	echo > $T/set_ftrace_pid
+	wait $spid
+	wait $rpid
+	rc=$?
+	# The work's sleep ends: in freed code it would oops now.
+	sleep 4
+	switch_event 0
+	expect_eq "unloadclaim: rmmod while a packet claims the last count succeeds" \
+		"$rc $(grep -c '^pktfilt ' /proc/modules)" "0 0"
+	after=$(test_delays)
+	expect_eq "unloadclaim: the claim came inside rmmod, and the work after it" \
+		"${after#"$before"}" "exit last count-reached "
 }
 
 # --- another module in the same slot -----------------------------------------
@@ -511,7 +597,7 @@ rmmodcount_case() {
 echo "kernel $(uname -r)"
 topo_setup
 kmemleak_baseline
-for c in ${*:-bigcount perm slot watch gateopt ibt armstall settle rmmodcount}; do
+for c in ${*:-bigcount perm slot watch gateopt ibt armstall settle closerace unloadclaim rmmodcount}; do
 	"${c}_case"
 done
 trace_teardown

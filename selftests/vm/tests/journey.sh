@@ -4,8 +4,8 @@
 #
 #	selftests/vm/run --kernel 6.12 --nics 2 -- sh selftests/vm/tests/journey.sh [CASE...]
 #
-# CASEs (default: all but tool, in this order): topo rx fwd drop nosock tx
-# txrx count unload; and tool. topo checks the topology and nftables alone
+# CASEs (default: all but tool, in this order): topo rx fwd nat nearmiss drop
+# nosock tx txrx count unload; and tool. topo checks the topology and nftables alone
 # (no module); the others need a module and tool that take --at (else: one
 # failure saying so, and they are skipped). tool is a group of its own in
 # make check ("journey.sh tool", in the shared boot, which has no NICs and
@@ -502,6 +502,125 @@ fwd_cases() {
 	done
 }
 
+# --- following through NAT ------------------------------------------------------------
+
+# r rewrites the destination in its prerouting (DNAT: 10.10.2.99 ->
+# 10.10.2.2, fd10:2::99 -> fd10:2::2). The filter names the address a sent
+# to, which b never sees: b's receive must still be traced under the
+# packet's id (followed: the fingerprint leaves out what NAT changes).
+nat_setup() {
+	[ -n "${NAT_DONE:-}" ] && return 0
+	modprobe nft_chain_nat 2>/dev/null
+	modprobe nft_nat 2>/dev/null
+	ip netns exec r nft -f - > $J/nat.err 2>&1 <<-EOF || return 1
+	table ip jtnat {
+		chain pre {
+			type nat hook prerouting priority -100; policy accept;
+			ip daddr 10.10.2.99 dnat to 10.10.2.2
+		}
+	}
+	table ip6 jtnat {
+		chain pre {
+			type nat hook prerouting priority -100; policy accept;
+			ip6 daddr fd10:2::99 dnat to fd10:2::2
+		}
+	}
+	EOF
+	NAT_DONE=1
+}
+
+nat_case() {
+	p=$1 f=$2
+	if [ $f = 4 ]; then
+		S=10.10.1.1 V=10.10.2.99
+	else
+		S=fd10:1::1 V=fd10:2::99
+	fi
+	name="nat $p/ipv$f"
+	root=$(rx_root $f)
+	jtrace_start
+	jset "$name" --at rx --proto $p --daddr $V --dport 9000 --count 1 ||
+		{ trace_stop; return; }
+	jsend a $p $f $S $V 9000 1
+	sleep 0.5
+	jtrace_stop
+	expect_eq "$name: one packet id" "$(g_ids | wc -l)" 1
+	id=$(g_ids | head -1)
+	line=$(grep "^G id=$id stage=rx eroot=$root netns=$(netns_inode r) ifindex=$(ifindex r veth-ra) " $J/graphs | head -1)
+	if [ -n "$line" ] && g_has_func "$line" nf_nat_manip_pkt && g_has_func "$line" "$(fwd_of $f)"; then
+		ok "$name: graph in r with the rewrite (nf_nat_manip_pkt) and $(fwd_of $f)"
+	else
+		fail "$name: graph in r with the rewrite (nf_nat_manip_pkt) and $(fwd_of $f)"
+		g_show
+	fi
+	g_expect_n "$name: b's receive of the rewritten packet under the same id" \
+		"^G id=$id stage=rx eroot=$root netns=$(netns_inode b) ifindex=$(ifindex b veth-br) .* root=$root " 1
+	g_expect_n "$name: no other graph" . 2
+}
+
+nat_cases() {
+	if ! nat_setup; then
+		fail "nat: DNAT rules in r" "$(head -c 300 $J/nat.err)"
+		return
+	fi
+	nat_case udp 4
+	nat_case tcp 4
+	nat_case udp 6
+}
+
+# --- near misses: every predicate but one, per stage -------------------------------------
+
+# --dev is the input device at rx and the output device at tx. b holds
+# 10.10.2.2 on veth-br (reached through r) and takes it on veth-ba too (a's
+# direct link, with a host route in a): the same datagram, another device.
+# Misses first (another port, protocol, device, namespace), then the one
+# packet that matches: exactly its graph.
+direct_route() {
+	if [ "$1" = on ]; then
+		ip -n a neigh replace 10.10.2.2 lladdr "$(jt_mac b veth-ba)" dev veth-ab nud permanent &&
+		ip -n a route add 10.10.2.2/32 dev veth-ab
+	else
+		ip -n a route del 10.10.2.2/32 dev veth-ab
+		ip -n a neigh del 10.10.2.2 dev veth-ab
+	fi 2>/dev/null
+}
+
+nearmiss_case() {
+	st=$1
+	name="near misses at $st"
+	if [ $st = rx ]; then
+		ns=b dev=veth-ba
+	else
+		ns=a dev=veth-ab
+	fi
+	root=$(${st}_root 4)
+	jtrace_start
+	jset "$name" --at $st --proto udp --saddr 10.10.1.1 --daddr 10.10.2.2 \
+		--dport 9000 --dev $dev --netns /run/netns/$ns --count 1 ||
+		{ trace_stop; return; }
+	# Through r: the right tuple on the wrong device (veth-br, veth-ar).
+	jsend a udp 4 10.10.1.1 10.10.2.2 9000 2
+	direct_route on
+	jsend a udp 4 10.10.1.1 10.10.2.2 9001 2
+	jsend a tcp 4 10.10.1.1 10.10.2.2 9000 2
+	if [ $st = rx ]; then
+		# The same as the hit, but from b to a: another namespace.
+		jsend b udp 4 10.10.2.2 10.10.1.1 9000 2
+	fi
+	sleep 0.3
+	miss=$(pktfilt show | sed -n 's/^remaining: *//p')
+	jsend a udp 4 10.10.1.1 10.10.2.2 9000 1
+	sleep 0.5
+	direct_route off
+	jtrace_stop
+	expect_eq "$name: the misses left the count alone" "$miss" 1
+	g_expect_n "$name: one graph, the hit's, in $ns on $dev" \
+		"^G id=[0-9]* stage=$st eroot=$root netns=$(netns_inode $ns) ifindex=$(ifindex $ns $dev) .* root=$root " 1
+	g_expect_n "$name: no other graph" . 1
+}
+
+nearmiss_cases() { nearmiss_case rx; nearmiss_case tx; }
+
 # --- rx: dropped by nftables, and for want of a socket ----------------------------
 
 # drop_case WHERE PROTO FAMILY: WHERE fw (r's forward chain) or in (b's
@@ -891,7 +1010,7 @@ case $? in
 esac
 check "nftables rules in r and b" nft_setup
 
-cases=${*:-topo rx fwd drop nosock tx txrx count unload}
+cases=${*:-topo rx fwd nat nearmiss drop nosock tx txrx count unload}
 MODULE=0
 case " $cases " in
 *" topo "*) topo_cases ;;
@@ -915,7 +1034,7 @@ if [ $MODULE = 1 ]; then
 	for c in $cases; do
 		case $c in
 		topo) ;;
-		rx|fwd|drop|nosock|tx|txrx|count|unload|tool)
+		rx|fwd|nat|nearmiss|drop|nosock|tx|txrx|count|unload|tool)
 			_jt0=$(cut -d. -f1 /proc/uptime)
 			"${c}_cases"
 			echo "# $c: $(($(cut -d. -f1 /proc/uptime) - _jt0)) s" ;;

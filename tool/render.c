@@ -646,10 +646,32 @@ static int folded_node(struct pf_folded *f, struct pf_fstack *parent,
 	return err;
 }
 
+/*
+ * A packet whose fate the trace told (pktfilt_free) is stacked under a
+ * frame that says it, "[consumed]" or "[dropped: REASON in FUNC]", so that
+ * a flame graph groups packets by how they ended; 0 when it did not tell.
+ */
+static int folded_fate(const struct pf_packet *pkt, char *buf, size_t len)
+{
+	switch (pkt->fate) {
+	case PF_FATE_CONSUMED:
+		snprintf(buf, len, "[consumed]");
+		return 1;
+	case PF_FATE_DROPPED:
+		snprintf(buf, len, "[dropped: %s%s%s]", pkt->drop_reason,
+			 pkt->drop_func[0] ? " in " : "", pkt->drop_func);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Add a complete packet's stacks. */
 static int folded_packet(struct pf_folded *f, const struct pf_packet *pkt)
 {
 	size_t n = pf_self_times(pkt, NULL, 0);
+	struct pf_fstack *root = NULL;
+	char fate[sizeof(pkt->drop_reason) + sizeof(pkt->drop_func) + 16];
 
 	if (!n)
 		return 0;
@@ -664,7 +686,12 @@ static int folded_packet(struct pf_folded *f, const struct pf_packet *pkt)
 	pf_self_times(pkt, f->wbuf, n);
 	f->w = f->wbuf;
 	f->wi = 0;
-	return folded_node(f, NULL, pkt->graph);
+	if (folded_fate(pkt, fate, sizeof(fate))) {
+		root = folded_get(f, NULL, fate);
+		if (!root)
+			return -ENOMEM;
+	}
+	return folded_node(f, root, pkt->graph);
 }
 
 /* Paths root first, for the comparison: two buffers of maxdepth + 1. */

@@ -109,13 +109,15 @@ tr_expect() {
 }
 
 # tr_agree NAME RAW: the json and folded renderings of one raw trace agree:
-# the same functions, and the folded weights add up to the sum of the
-# packets' root durations.
+# the same functions (folded's fate frames, "[consumed]" or "[dropped:
+# ...]" at the root, aside), and the folded weights add up to the sum of
+# the packets' root durations.
 tr_agree() {
 	pktfilt report --format json "$2" > $TR/agree.json 2>/dev/null
 	pktfilt report --format folded "$2" > $TR/agree.folded 2>/dev/null
 	jf=$(grep -o '"func":"[^"]*"' $TR/agree.json | sed 's/^"func":"//; s/"$//' | sort -u | md5sum)
-	ff=$(sed 's/ [0-9]*$//' $TR/agree.folded | tr ';' '\n' | sort -u | md5sum)
+	ff=$(sed -e '/^\[[^]]*\] [0-9]*$/d' -e 's/^\[[^]]*\];//' -e 's/ [0-9]*$//' $TR/agree.folded |
+		tr ';' '\n' | sort -u | md5sum)
 	jd=$(sed -n 's/.*"graph":{"func":"[^"]*","duration_ns":\([0-9]*\).*/\1/p' $TR/agree.json |
 		awk '{ s += $1 } END { printf "%d", s }')
 	fd=$(awk '{ s += $NF } END { printf "%d", s }' $TR/agree.folded)
@@ -188,7 +190,8 @@ tr_format() {
 			;;
 		folded)
 			n=1
-			r=$(grep -c -E "^$root(;[^ ]+)? [0-9]+$" $TR/out)
+			# Under a fate frame ("[consumed];"), if the trace told it.
+			r=$(grep -c -E "^(\[[^]]*\];)?$root(;[^ ]+)? [0-9]+$" $TR/out)
 			[ "$r" -ge 1 ] && r=1
 			;;
 		esac

@@ -88,9 +88,11 @@ flood_stop() {
 # the tracepoint's iterator, and no text of __schedule() is re-patched,
 # where QEMU's TCG ran stale copies of it on the other vCPU (an int3 oops
 # at __schedule+0x339 on 6.12; selftests/vm/README.md, "Known emulator
-# faults"). The trace buffer is emptied after.
+# faults"). The same for the skb tracepoints of the module's free probes
+# (skb_events_hold). The trace buffer is emptied after.
 switch_event() {
 	echo "$1" > $T/events/sched/sched_switch/enable
+	skb_events_hold "$1"
 	[ "$1" = 0 ] && echo > $T/trace
 	return 0
 }
@@ -305,6 +307,28 @@ armstall_case() {
 	pf_rmmod
 }
 
+# race_arm NAME DELAY=MS...: for the races held open by the module's test
+# delays: loaded with them, the nop tracer, the sched_switch event on (see
+# switch_event), set_ftrace_pid set and --count 1 armed on port 9000.
+race_arm() {
+	_name=$1
+	shift
+	pf_insmod "$@" || { fail "$_name: insmod $*"; return 1; }
+	echo 0 > $T/tracing_on
+	echo nop > $T/current_tracer
+	switch_event 1
+	idle_pid > $T/set_ftrace_pid
+	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 1 ||
+		fail "$_name: pktfilt set --count 1"
+}
+
+# send_one_from_cpu1: one matching datagram, sent (and received: veth) on
+# CPU 1.
+send_one_from_cpu1() {
+	ip netns exec a taskset -c 1 pfsend udp -q --src 10.9.0.1 --dst 10.9.0.2 \
+		--sport 4001 --dport 9000 --count 1 > /dev/null 2>&1
+}
+
 # --- set_ftrace_pid emptied inside the gate's close, every time ----------------
 # settle's rounds race by chance; here the window is held open: the next
 # close spins 3 s inside ftrace's probe (test_delay_close_ms), after it
@@ -315,16 +339,9 @@ armstall_case() {
 # probe's write then lands "ignore" after ftrace reset every CPU to
 # "trace"; the gate must see the probe gone and set its CPU back.
 closerace_case() {
-	pf_insmod test_delay_close_ms=3000 || { fail "closerace: insmod"; return; }
-	echo 0 > $T/tracing_on
-	echo nop > $T/current_tracer
-	switch_event 1
-	idle_pid > $T/set_ftrace_pid
-	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 1 ||
-		fail "closerace: pktfilt set"
+	race_arm closerace test_delay_close_ms=3000 || return
 	before=$(test_delays)
-	ip netns exec a taskset -c 1 pfsend udp -q --src 10.9.0.1 --dst 10.9.0.2 \
-		--sport 4001 --dport 9000 --count 1 > /dev/null 2>&1 &
+	send_one_from_cpu1 &
 	spid=$!
 	sleep 1
 	taskset -c 0 sh -c ": > $T/set_ftrace_pid"
@@ -348,20 +365,13 @@ closerace_case() {
 # old order the work wakes up in freed code (an oops, which check_dmesg
 # reports); now rmmod waits for it.
 unloadclaim_case() {
-	pf_insmod test_delay_exit_ms=3000 test_delay_claim_ms=3000 \
-		test_delay_work_ms=3000 || { fail "unloadclaim: insmod"; return; }
-	echo 0 > $T/tracing_on
-	echo nop > $T/current_tracer
-	switch_event 1
-	idle_pid > $T/set_ftrace_pid
-	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 1 ||
-		fail "unloadclaim: pktfilt set --count 1"
+	race_arm unloadclaim test_delay_exit_ms=3000 test_delay_claim_ms=3000 \
+		test_delay_work_ms=3000 || return
 	before=$(test_delays)
 	taskset -c 0 rmmod pktfilt > /tmp/unloadclaim.out 2>&1 &
 	rpid=$!
 	sleep 1
-	ip netns exec a taskset -c 1 pfsend udp -q --src 10.9.0.1 --dst 10.9.0.2 \
-		--sport 4001 --dport 9000 --count 1 > /dev/null 2>&1 &
+	send_one_from_cpu1 &
 	spid=$!
 	sleep 1.5
 	# Cold for the gate's kprobe, removed at the end of the exit (see

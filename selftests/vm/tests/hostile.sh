@@ -454,6 +454,7 @@ unload_cases() {
 		) > /dev/null 2>&1 &
 	done
 	i=1 badset=0 badrm=0 badslots=0 stalled=0 armed_seen=0
+	skb_events_hold 1
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	while [ $i -le "$cycles" ]; do
 		d0=$(b_delivered)
@@ -474,6 +475,7 @@ unload_cases() {
 	done
 	touch /tmp/flood.stop
 	wait
+	skb_events_hold 0
 	expect_eq "unload: $cycles cycles of insmod, set (--count 0-3), rmmod under floods on both vCPUs" \
 		"$((i - 1)) set-failures=$badset rmmod-failures=$badrm" \
 		"$cycles set-failures=0 rmmod-failures=0"

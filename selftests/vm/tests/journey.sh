@@ -911,6 +911,7 @@ unload_case() {
 		) > /dev/null 2>&1 &
 	done
 	i=1 badset=0 badrm=0 armed=0
+	skb_events_hold 1
 	while [ $i -le "$cycles" ]; do
 		insmod $PKTFILT_KO || { badrm=$((badrm + 1)); break; }
 		pktfilt set --at $stages --proto udp --dport 9000 --count $((i % 4)) ||
@@ -922,6 +923,7 @@ unload_case() {
 	done
 	touch $J/flood.stop
 	wait
+	skb_events_hold 0
 	expect_eq "$name: $cycles cycles of insmod, set (--count 0-3), rmmod under floods on both vCPUs" \
 		"$((i - 1)) set-failures=$badset rmmod-failures=$badrm" \
 		"$cycles set-failures=0 rmmod-failures=0"

@@ -58,11 +58,18 @@ module_param_named(test_delay_close_ms, pf_test_delay_close_ms, uint, 0644);
 MODULE_PARM_DESC(test_delay_close_ms,
 		 "for tests: spin this long in the next gate close, inside ftrace's probe");
 
+/*
+ * At most 5 s: a spin with interrupts off stays well below the soft and
+ * hard lockup detectors' 10-20 s, whatever a test (or root) asked for.
+ */
+#define PF_TEST_DELAY_MAX_MS	5000
+
 /* Sleeps @ms (process context) or spins (atomic context). */
 void pf_test_delay(const char *where, unsigned int ms, bool atomic)
 {
 	if (!ms)
 		return;
+	ms = min_t(unsigned int, ms, PF_TEST_DELAY_MAX_MS);
 	pr_info("test delay: %s, %u ms\n", where, ms);
 	if (atomic)
 		mdelay(ms);

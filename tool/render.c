@@ -57,21 +57,34 @@ void print_packet_name(FILE *out, const struct pf_packet *pkt)
 		pkt->stage[0] ? pkt->stage : "?", pkt->id);
 }
 
-/* "dropped: NO_SOCKET in __udp4_lib_rcv", "consumed", or nothing (0). */
-int print_fate(FILE *out, const struct pf_packet *pkt)
+/*
+ * "dropped: NO_SOCKET in __udp4_lib_rcv" or "consumed" into @buf; 0 (and
+ * nothing) when the trace does not tell the packet's fate.
+ */
+int format_fate(const struct pf_packet *pkt, char *buf, size_t len)
 {
 	switch (pkt->fate) {
 	case PF_FATE_CONSUMED:
-		fprintf(out, "consumed");
+		snprintf(buf, len, "consumed");
 		return 1;
 	case PF_FATE_DROPPED:
-		fprintf(out, "dropped: %s", pkt->drop_reason);
-		if (pkt->drop_func[0])
-			fprintf(out, " in %s", pkt->drop_func);
+		snprintf(buf, len, "dropped: %s%s%s", pkt->drop_reason,
+			 pkt->drop_func[0] ? " in " : "", pkt->drop_func);
 		return 1;
 	default:
 		return 0;
 	}
+}
+
+/* The same, printed. */
+int print_fate(FILE *out, const struct pf_packet *pkt)
+{
+	char fate[PF_FATE_LEN];
+
+	if (!format_fate(pkt, fate, sizeof(fate)))
+		return 0;
+	fputs(fate, out);
+	return 1;
 }
 
 /* "6537.750 us" */
@@ -646,32 +659,12 @@ static int folded_node(struct pf_folded *f, struct pf_fstack *parent,
 	return err;
 }
 
-/*
- * A packet whose fate the trace told (pktfilt_free) is stacked under a
- * frame that says it, "[consumed]" or "[dropped: REASON in FUNC]", so that
- * a flame graph groups packets by how they ended; 0 when it did not tell.
- */
-static int folded_fate(const struct pf_packet *pkt, char *buf, size_t len)
-{
-	switch (pkt->fate) {
-	case PF_FATE_CONSUMED:
-		snprintf(buf, len, "[consumed]");
-		return 1;
-	case PF_FATE_DROPPED:
-		snprintf(buf, len, "[dropped: %s%s%s]", pkt->drop_reason,
-			 pkt->drop_func[0] ? " in " : "", pkt->drop_func);
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /* Add a complete packet's stacks. */
 static int folded_packet(struct pf_folded *f, const struct pf_packet *pkt)
 {
 	size_t n = pf_self_times(pkt, NULL, 0);
 	struct pf_fstack *root = NULL;
-	char fate[sizeof(pkt->drop_reason) + sizeof(pkt->drop_func) + 16];
+	char fate[PF_FATE_LEN + 2];
 
 	if (!n)
 		return 0;
@@ -686,7 +679,14 @@ static int folded_packet(struct pf_folded *f, const struct pf_packet *pkt)
 	pf_self_times(pkt, f->wbuf, n);
 	f->w = f->wbuf;
 	f->wi = 0;
-	if (folded_fate(pkt, fate, sizeof(fate))) {
+	/*
+	 * A packet whose fate the trace tells is stacked under a frame that
+	 * says it, "[consumed]" or "[dropped: REASON in FUNC]", so that a
+	 * flame graph groups packets by how they ended.
+	 */
+	if (format_fate(pkt, fate + 1, sizeof(fate) - 2)) {
+		fate[0] = '[';
+		strcat(fate, "]");
 		root = folded_get(f, NULL, fate);
 		if (!root)
 			return -ENOMEM;

@@ -33,6 +33,11 @@ static inline uint64_t add_sat(uint64_t a, uint64_t b)
 /* A packet's header line, in pieces (render.c). */
 void print_tuple(FILE *out, const struct pf_packet *pkt);
 void print_packet_name(FILE *out, const struct pf_packet *pkt);
+/* Room for format_fate()'s longest text and its NUL. */
+#define PF_FATE_LEN	(sizeof("dropped: ") + \
+			 sizeof(((struct pf_packet *)0)->drop_reason) + \
+			 sizeof(" in ") + sizeof(((struct pf_packet *)0)->drop_func))
+int format_fate(const struct pf_packet *pkt, char *buf, size_t len);
 int print_fate(FILE *out, const struct pf_packet *pkt);
 void print_us(FILE *out, uint64_t ns);
 

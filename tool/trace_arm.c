@@ -114,8 +114,10 @@ int trace_arm(struct trace_run *r)
 		fprintf(stderr, "pktfilt: trace: %s\n", r->tfs.err);
 		return EXIT_RUNTIME;
 	}
-	trace_times_step(r->tfs.by_index ? "tracefs set up (functions by number)" :
-		   "tracefs set up");
+	trace_times_step(!r->tfs.by_index ? "tracefs set up" :
+			 r->tfs.by_kept_copy ?
+			 "tracefs set up (functions by number, kept list)" :
+			 "tracefs set up (functions by number)");
 	if (r->tfs.note[0])
 		fprintf(stderr,
 			"pktfilt: trace: note: ftrace cannot trace %s: such packets are not graphed\n",

@@ -823,6 +823,7 @@ static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c,
 
 	t->nfuncs = 0;
 	t->by_index = false;
+	t->by_kept_copy = false;
 	if (!c->nglobs) {
 		/* All functions: write only if it names some now. */
 		return clear_list(t, "set_ftrace_filter");

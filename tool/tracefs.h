@@ -110,6 +110,9 @@ struct pf_tracefs {
 	size_t nfuncs;		/* after setup: functions set_ftrace_filter
 				 * names (0: all, or not known) */
 	bool by_index;		/* after setup: they were written as numbers */
+	bool by_kept_copy;	/* ... taken from the copy of
+				 * available_filter_functions kept between
+				 * runs (funcs_cache.h) */
 	size_t numbers_min;	/* restore a function list by number from
 				 * this many functions on (tests: 1) */
 	struct pf_tfs_avail *avail;	/* available_filter_functions, while

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "funcs_cache.h"
 #include "tracefs.h"
 #include "tracefs_int.h"
 
@@ -255,6 +256,7 @@ struct pf_tfs_avail {
 	size_t n;
 	size_t *sorted;		/* line numbers (0-based) by name, then number */
 	unsigned char *used;	/* for restoring: numbers already taken */
+	bool cached;		/* read from the copy kept between runs */
 };
 
 static void avail_free(struct pf_tfs_avail *a);
@@ -277,15 +279,19 @@ static void avail_free(struct pf_tfs_avail *a)
 }
 
 /*
- * Reads @root's available_filter_functions into *@out. Touches nothing
+ * Reads @root's available_filter_functions into *@out: from the copy at
+ * @cache when it was made under the kernel's state now (not if @fresh),
+ * else from the kernel, then kept at @cache ("": no copy). Touches nothing
  * else: it may run in a thread of its own. -errno (-ENOENT: none).
  */
-static int avail_read(const char *root, struct pf_tfs_avail **out)
+static int avail_read(const char *root, const char *cache, bool fresh,
+		      struct pf_tfs_avail **out)
 {
 	struct pf_tfs_avail *a;
 	char path[512], *p, *end;
 	size_t len, cap = 0;
 	long long t0 = tfs_us();
+	uint64_t key = 0;
 	int err;
 
 	*out = NULL;
@@ -295,10 +301,20 @@ static int avail_read(const char *root, struct pf_tfs_avail **out)
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	err = tfs_read_all(path, &a->buf, &len);
-	if (err) {
-		free(a);
-		return err;
+	if (*cache) {
+		key = pf_fcache_key(root);
+		a->cached = !fresh &&
+			    !pf_fcache_load(cache, key, &a->buf, &len);
+	}
+	if (!a->cached) {
+		err = tfs_read_all(path, &a->buf, &len);
+		if (err) {
+			free(a);
+			return err;
+		}
+		/* Kept only if nothing changed while it was read. */
+		if (*cache && pf_fcache_key(root) == key)
+			pf_fcache_store(cache, key, a->buf, len);
 	}
 	for (p = a->buf, end = a->buf + len; p < end; ) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -321,15 +337,19 @@ static int avail_read(const char *root, struct pf_tfs_avail **out)
 		p = nl + 1;
 	}
 	*out = a;
-	tfs_time("read", "available_filter_functions", t0);
+	tfs_time("read", a->cached ? "available_filter_functions (kept copy)" :
+		 "available_filter_functions", t0);
 	return 0;
 }
 
-/* Reads available_filter_functions again. -errno (-ENOENT: none). */
+/*
+ * Reads available_filter_functions again, from the kernel: restoring has
+ * no read-back to catch a stale copy. -errno (-ENOENT: none).
+ */
 static int avail_load(struct pf_tracefs *t)
 {
 	tfs_avail_drop(t);
-	return avail_read(t->root, &t->avail);
+	return avail_read(t->root, "", true, &t->avail);
 }
 
 static const struct pf_tfs_avail *sort_avail;
@@ -570,6 +590,8 @@ struct pf_tfs_match {
 	size_t *bucket[257];	/* of rest: "x*" by first byte; [256]: others */
 	size_t nbucket[257];
 	char root[256];
+	char cache[4096];	/* the kept copy's file, "" for none */
+	bool fresh;		/* the next run reads the kernel's list */
 	/* what a run found */
 	struct pf_tfs_avail *avail;
 	unsigned char *sel;	/* per line: set */
@@ -635,6 +657,8 @@ static int match_prepare(const struct pf_tracefs *t,
 	if (!m)
 		return -ENOMEM;
 	snprintf(m->root, sizeof(m->root), "%s", t->root);
+	if (pf_fcache_path(m->cache, sizeof(m->cache)))
+		m->cache[0] = '\0';
 	m->n = c->nroots + c->nglobs;
 	m->g = calloc(m->n, sizeof(*m->g));
 	m->full = malloc(m->n * sizeof(*m->full));
@@ -692,7 +716,7 @@ static void match_run(struct pf_tfs_match *m)
 	m->avail = NULL;
 	free(m->sel);
 	m->sel = NULL;
-	m->err = avail_read(m->root, &m->avail);
+	m->err = avail_read(m->root, m->cache, m->fresh, &m->avail);
 	if (m->err)
 		return;
 	a = m->avail;
@@ -815,40 +839,47 @@ int tfs_filter_functions(struct pf_tracefs *t, char **out, size_t *len,
 /*
  * The matching lines (@m, started by the caller) written as numbers, the
  * result read back and checked; once more on a difference (a module came
- * or went: the numbers moved). 0 done, 1 cannot (the caller writes the
- * globs), or an error.
+ * or went: the numbers moved), from the kernel's list if the kept copy
+ * was used. 0 done, 1 cannot (the caller writes the globs), or an error.
  */
 int tfs_filter_by_index(struct pf_tracefs *t, const struct pf_tfs_config *c,
 			struct pf_tfs_match *m)
 {
-	size_t i, k, attempt;
+	size_t i, k, attempt, attempts = 2;
 	int err = 0;
 
-	for (attempt = 0; attempt < 2; attempt++) {
+	for (attempt = 0; attempt < attempts; attempt++) {
 		struct numbuf nb = { 0 };
 		char *want = NULL, *got = NULL;
 		size_t wlen = 0, wcap = 0, glen, gcount;
 		const struct pf_tfs_avail *a;
 
-		if (attempt)
+		if (attempt) {
+			m->fresh = true;
 			match_run(m);
-		else
+		} else {
 			match_wait(m);
+		}
 		if (m->err == -ENOMEM)
 			return tfs_fail(t, -ENOMEM, "out of memory");
 		if (m->err)
 			return 1;	/* no such file */
 		a = m->avail;
+		if (a->cached)
+			attempts = 3;	/* then twice from the kernel's */
 		for (i = c->nroots; i < m->n; i++) {
-			if (m->hit[i])
+			if (m->hit[i] || (c->globs_optional && !m->g[i].has_mod))
 				continue;
+			if (a->cached)
+				break;	/* the kernel's list decides */
 			if (m->g[i].has_mod)
 				return 1;	/* ftrace keeps it for the module */
-			if (!c->globs_optional)
-				return tfs_fail(t, PF_TFS_EGLOB,
-						"--functions: the kernel refuses '%s': no function it can trace matches it",
-						c->globs[i - c->nroots]);
+			return tfs_fail(t, PF_TFS_EGLOB,
+					"--functions: the kernel refuses '%s': no function it can trace matches it",
+					c->globs[i - c->nroots]);
 		}
+		if (i < m->n)
+			continue;	/* a miss in the kept copy */
 		for (k = 0; k < a->n && !err; k++) {
 			size_t l;
 
@@ -891,6 +922,7 @@ int tfs_filter_by_index(struct pf_tracefs *t, const struct pf_tfs_config *c,
 			free(want);
 			t->nfuncs = gcount;
 			t->by_index = true;
+			t->by_kept_copy = a->cached;
 			return 0;
 		}
 		free(got);

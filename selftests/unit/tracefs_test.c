@@ -42,6 +42,7 @@
 #include <sys/stat.h>
 
 #include "kselftest_harness.h"
+#include "funcs_cache.h"
 #include "tracefs.h"
 #include "pktfilt.h"
 #include "tracecmd.h"
@@ -484,6 +485,8 @@ FIXTURE_SETUP(tfs)
 	self->c.roots = roots4;
 	self->c.nroots = 2;
 	self->c.buffer_kb = 1024;
+	/* The list kept between runs: only where a test says so. */
+	setenv(PF_FCACHE_ENV, "none", 1);
 }
 
 FIXTURE_TEARDOWN(tfs)
@@ -673,6 +676,167 @@ TEST_F(tfs, numbers_moved)
 	self->f.shift = 0;
 	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
 	expect_user_state(_metadata, &self->f);
+}
+
+/* ---- the list kept between runs (tool/funcs_cache.c) ---- */
+
+static const char *const kept_globs[] = { "ip_*", "nf_hook_slow",
+					  "veth_*:mod:veth" };
+#define KEPT_NUMBERS	"set_ftrace_filter=1 2 4 5 6 9 11 12 13;"
+#define KEPT_FILTER	"ip_rcv\nudp_rcv\nip_output\ntcp_v4_rcv\nnf_hook_slow\nip_finish_output\nveth_poll [veth]\nveth_xmit [veth]\nip_local_deliver\nudp_rcv:traceoff:unlimited\n"
+
+/*
+ * One arming with the kept list at @cache, checked, and its restore; then
+ * the tracefs opened anew for the next. Whether it took the kept copy.
+ */
+static int kept_run(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(tfs) *self, const char *cache)
+{
+	int used;
+
+	setenv(PF_FCACHE_ENV, cache, 1);
+	self->c.globs = kept_globs;
+	self->c.nglobs = 3;
+	self->f.log[0] = '\0';
+	EXPECT_EQ(0, pf_tracefs_save(&self->t));
+	EXPECT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_EQ(1, self->t.by_index);
+	EXPECT_NE(NULL, strstr(self->f.log, KEPT_NUMBERS));
+	EXPECT_STREQ(KEPT_FILTER, get(&self->f, "set_ftrace_filter"));
+	used = self->t.by_kept_copy;
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	expect_user_state(_metadata, &self->f);
+	pf_tracefs_close(&self->t);
+	EXPECT_EQ(0, pf_tracefs_open(&self->t, self->f.root, "pktfilt"));
+	self->t.hooks = &self->hooks;
+	self->t.numbers_min = 1;
+	return used;
+}
+
+static char *kept_path(FIXTURE_DATA(tfs) *self)
+{
+	static char buf[600];
+
+	snprintf(buf, sizeof(buf), "%s/kept.functions", self->f.root);
+	return buf;
+}
+
+/* The kernel's list with @skip left out, kept under today's key. */
+static void kept_store(FIXTURE_DATA(tfs) *self, const char *skip)
+{
+	char buf[1024] = "";
+	size_t i;
+
+	for (i = 0; i < NAVAIL; i++) {
+		if (skip && !strcmp(fake_avail[i], skip))
+			continue;
+		strcat(buf, fake_avail[i]);
+		strcat(buf, "\n");
+	}
+	if (pf_fcache_store(kept_path(self), pf_fcache_key(self->f.root), buf,
+			    strlen(buf)))
+		abort();
+}
+
+/* Kept by the first arming (mode 0600), taken by the second. */
+TEST_F(tfs, kept_list)
+{
+	struct stat st;
+
+	EXPECT_EQ(0, kept_run(_metadata, self, kept_path(self)));
+	ASSERT_EQ(0, stat(kept_path(self), &st));
+	EXPECT_EQ(0600, st.st_mode & 0777);
+	EXPECT_EQ(1, kept_run(_metadata, self, kept_path(self)));
+	/* Written once: the copy's numbers were right. */
+	EXPECT_EQ(NULL, strstr(strstr(self->f.log, KEPT_NUMBERS) + 1,
+			       KEPT_NUMBERS));
+}
+
+/*
+ * A copy under today's key whose numbers are wrong (a record missing: a
+ * module went without changing what the key sees): the read-back tells,
+ * the kernel's list is read and the right numbers written; kept anew.
+ */
+TEST_F(tfs, kept_list_stale)
+{
+	kept_store(self, "ip_output");
+	EXPECT_EQ(0, kept_run(_metadata, self, kept_path(self)));
+	/* The copy's numbers first, one off from the fourth on. */
+	EXPECT_NE(NULL, strstr(self->f.log, "set_ftrace_filter=1 2 4 5 8 10 11 12;"));
+	EXPECT_EQ(1, kept_run(_metadata, self, kept_path(self)));
+}
+
+/* Optional globs (the default scope's) that match nothing: the copy used. */
+TEST_F(tfs, kept_list_optional)
+{
+	const char *const globs[] = { "ip_*", "nosuch_*", "nf_hook_slow",
+				      "veth_*:mod:veth" };
+
+	kept_store(self, NULL);
+	setenv(PF_FCACHE_ENV, kept_path(self), 1);
+	self->c.globs = globs;
+	self->c.nglobs = 4;
+	self->c.globs_optional = true;
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_EQ(1, self->t.by_index);
+	EXPECT_EQ(1, self->t.by_kept_copy);
+	EXPECT_STREQ(KEPT_FILTER, get(&self->f, "set_ftrace_filter"));
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	expect_user_state(_metadata, &self->f);
+}
+
+/* A copy that lacks what a glob names: the kernel's list decides. */
+TEST_F(tfs, kept_list_glob_missing)
+{
+	kept_store(self, "nf_hook_slow");
+	EXPECT_EQ(0, kept_run(_metadata, self, kept_path(self)));
+	EXPECT_EQ(NULL, strstr(self->t.err, "refuses"));
+}
+
+/* Not used: another key, a damaged header, writable by others. */
+TEST_F(tfs, kept_list_refused)
+{
+	char *buf;
+	size_t len;
+	FILE *fp;
+
+	kept_store(self, NULL);
+	EXPECT_EQ(-ESTALE, pf_fcache_load(kept_path(self), 1, &buf, &len));
+	ASSERT_EQ(0, pf_fcache_load(kept_path(self),
+				    pf_fcache_key(self->f.root), &buf, &len));
+	EXPECT_EQ(strlen(buf), len);
+	free(buf);
+
+	ASSERT_EQ(0, chmod(kept_path(self), 0622));
+	EXPECT_EQ(-EINVAL, pf_fcache_load(kept_path(self),
+					  pf_fcache_key(self->f.root), &buf,
+					  &len));
+	EXPECT_EQ(0, kept_run(_metadata, self, kept_path(self)));
+	EXPECT_EQ(1, kept_run(_metadata, self, kept_path(self)));	/* kept anew, 0600 */
+
+	fp = fopen(kept_path(self), "w");
+	ASSERT_NE(NULL, fp);
+	fputs("pktfilt-functions 1 0 99999999999999999999\nip_rcv\n", fp);
+	fclose(fp);
+	ASSERT_EQ(0, chmod(kept_path(self), 0600));
+	EXPECT_EQ(-EINVAL, pf_fcache_load(kept_path(self), 0, &buf, &len));
+	EXPECT_EQ(0, kept_run(_metadata, self, kept_path(self)));
+
+	/* Truncated body: the length in the header does not match. */
+	fp = fopen(kept_path(self), "w");
+	ASSERT_NE(NULL, fp);
+	fprintf(fp, "pktfilt-functions 1 %016llx 100\nip_rcv\n",
+		(unsigned long long)pf_fcache_key(self->f.root));
+	fclose(fp);
+	EXPECT_EQ(0, kept_run(_metadata, self, kept_path(self)));
+}
+
+/* PKTFILT_CACHE=none: nothing kept. */
+TEST_F(tfs, kept_list_off)
+{
+	kept_run(_metadata, self, "none");
+	EXPECT_NE(0, access(kept_path(self), F_OK));
 }
 
 /* Negation, a record no symbol owns, a module's functions, duplicates. */

@@ -460,20 +460,43 @@ tr_by_globs() {
 	echo 'veth_poll:mod:veth' >> $T/set_ftrace_filter
 }
 
+# tr_kept_stale: the kept copy of available_filter_functions with its
+# header (the key of this boot and these modules) but its 20th line gone:
+# every number after it one off, as if a module had gone unseen.
+tr_kept_stale() {
+	_k=/run/pktfilt.functions
+	{ head -n 1 $_k; tail -n +2 $_k | sed '20d'; } > $_k.new &&
+		chmod 600 $_k.new && mv $_k.new $_k
+	_n=$(head -n 1 $_k | awk '{ print $4 }')
+	_real=$(tail -n +2 $_k | wc -c)
+	# The header's length, right for the shorter body: not refused as
+	# damaged, so the numbers are used and the read-back must tell.
+	sed -i "1s/ [0-9]*\$/ $_real/" $_k
+	echo "# stale copy: $_n bytes made $_real, line 20 gone"
+}
+
 # tr_index_case: the functions pktfilt trace writes as numbers are those
 # ftrace's own matching of the globs gives, line for line (the default
 # scope, and --functions of every form: prefix, suffix, middle, glob with
-# ? and [...], negation, :mod:), and it says when ready.
+# ? and [...], negation, :mod:), and it says when ready. The default scope
+# three times: no kept copy of available_filter_functions (read from the
+# kernel, then kept in /run/pktfilt.functions, mode 600), the kept copy,
+# and a copy whose numbers are wrong (the read-back tells; the kernel's
+# list is read again).
 tr_index_case() {
 	# The user's tracer off meanwhile: each switch patches code, which
 	# TCG now and then gets wrong (selftests/vm/README.md).
 	echo 0 > $T/tracing_on
 	echo nop > $T/current_tracer
-	for v in default funcs; do
-		if [ $v = default ]; then
-			name="trace, default scope by number"
+	for v in fresh kept stale funcs; do
+		if [ $v != funcs ]; then
+			name="trace, default scope by number ($v list)"
 			set -- --proto udp --daddr 10.9.0.2 --dport 9000
 			globs="udp_rcv $TR_SCOPE"
+			case $v in
+			fresh) rm -f /run/pktfilt.functions ;;
+			stale) tr_kept_stale ;;
+			esac
 		else
 			name="trace, --functions of every form by number"
 			fl='*_rcv,ip_*_finish*,tcp_v[46]_*,!tcp_v4_do_rcv,?dp_*,__sk*:mod:!,veth_*:mod:veth,*_xmit*:mod:*,*rcv_state*'
@@ -499,6 +522,16 @@ tr_index_case() {
 		tr_snap $TR/after
 		tr_same "$name" $TR/before $TR/after
 		tr_expect "$name: written as numbers" $TR/err 'functions by number'
+		case $v in
+		kept|funcs)
+			tr_expect "$name: from the kept list" $TR/err \
+				'functions by number, kept list' ;;
+		*)
+			expect_eq "$name: from the kernel's list" \
+				"$(grep -c 'kept list' $TR/err)" 0
+			expect_eq "$name: the list kept, mode 600" \
+				"$(stat -c %a /run/pktfilt.functions 2>&1)" 600 ;;
+		esac
 		# shellcheck disable=SC2086
 		set -f; tr_by_globs $TR/by_globs.all $globs; set +f
 		grep -v -e '^#' -e ':' $TR/by_globs.all | sort > $TR/by_globs

@@ -344,13 +344,22 @@ arm_latency() {
 	echo "# arm and disarm latency"
 	insmod $PKTFILT_KO
 	for r in $(seq 1 "${BENCH_ARM_ROUNDS:-5}"); do
-		for scoped in 0 1; do
+		# trace-cold: the default scope with no kept copy of
+		# available_filter_functions (read from the kernel each time).
+		for v in all scoped cold; do
+			tool=trace
+			scoped=1
+			cache=/run/pktfilt.functions
 			# shellcheck disable=SC2086
-			if [ $scoped = 1 ]; then set -- $SCOPE_OPTS; else set -- --all-functions; fi
+			case $v in
+			all) set -- --all-functions; scoped=0 ;;
+			scoped) set -- $SCOPE_OPTS ;;
+			cold) set -- $SCOPE_OPTS; tool=trace-cold; cache=none ;;
+			esac
 			t0=$(now_ns)
-			t1=$(pktfilt trace $FILTER --count 0 "$@" -o /dev/null -- pfbench now)
+			t1=$(PKTFILT_CACHE=$cache pktfilt trace $FILTER --count 0 "$@" -o /dev/null -- pfbench now)
 			t2=$(now_ns)
-			echo "bench-arm: round=$r tool=trace scoped=$scoped arm_ns=$((t1 - t0)) disarm_ns=$((t2 - t1))"
+			echo "bench-arm: round=$r tool=$tool scoped=$scoped arm_ns=$((t1 - t0)) disarm_ns=$((t2 - t1))"
 		done
 		trace_start
 		t0=$(now_ns)

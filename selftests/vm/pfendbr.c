@@ -3,6 +3,7 @@
  * pfendbr - does each named kernel symbol start with ENDBR64?
  *
  *   pfendbr SYMBOL...
+ *   pfendbr --bytes N SYMBOL    its first N bytes (at most 32), in hex
  *
  * Looks each SYMBOL up in /proc/kallsyms (a module's symbol too: the first
  * line of that name) and reads its first 4 bytes from /proc/kcore. Prints
@@ -45,9 +46,9 @@ static unsigned long long lookup(const char *name)
 	return 0;
 }
 
-/* Reads 4 bytes at kernel address @addr from /proc/kcore; 0 on success. */
+/* Reads @n bytes at kernel address @addr from /proc/kcore; 0 on success. */
 static int read_kcore(int fd, const Elf64_Ehdr *eh, unsigned long long addr,
-		      unsigned char out[4])
+		      unsigned char *out, size_t n)
 {
 	for (int i = 0; i < eh->e_phnum; i++) {
 		Elf64_Phdr ph;
@@ -56,10 +57,10 @@ static int read_kcore(int fd, const Elf64_Ehdr *eh, unsigned long long addr,
 		    sizeof(ph))
 			return -1;
 		if (ph.p_type != PT_LOAD || addr < ph.p_vaddr ||
-		    addr + 4 > ph.p_vaddr + ph.p_filesz)
+		    addr + n > ph.p_vaddr + ph.p_filesz)
 			continue;
-		return pread(fd, out, 4, ph.p_offset + (addr - ph.p_vaddr)) == 4 ?
-		       0 : -1;
+		return pread(fd, out, n, ph.p_offset + (addr - ph.p_vaddr)) ==
+		       (ssize_t)n ? 0 : -1;
 	}
 	return -1;
 }
@@ -75,6 +76,23 @@ int main(int argc, char **argv)
 		perror("pfendbr: /proc/kcore");
 		return 2;
 	}
+	if (argc == 4 && !strcmp(argv[1], "--bytes")) {
+		size_t n = strtoul(argv[2], NULL, 0);
+		unsigned long long addr = lookup(argv[3]);
+		unsigned char b[32];
+
+		if (!n || n > sizeof(b) || !addr ||
+		    read_kcore(fd, &eh, addr, b, n)) {
+			fprintf(stderr, "pfendbr: %s: cannot read %zu bytes\n",
+				argv[3], n);
+			return 2;
+		}
+		printf("%s", argv[3]);
+		for (size_t i = 0; i < n; i++)
+			printf(" %02x", b[i]);
+		printf("\n");
+		return 0;
+	}
 	for (int i = 1; i < argc; i++) {
 		unsigned long long addr = lookup(argv[i]);
 		unsigned char b[4];
@@ -83,7 +101,7 @@ int main(int argc, char **argv)
 			printf("%s missing\n", argv[i]);
 			continue;
 		}
-		if (read_kcore(fd, &eh, addr, b)) {
+		if (read_kcore(fd, &eh, addr, b, 4)) {
 			fprintf(stderr, "pfendbr: %s at %llx: not in /proc/kcore\n",
 				argv[i], addr);
 			return 2;

@@ -345,6 +345,24 @@ static int pf_cmd_get(struct sk_buff *skb, struct genl_info *info)
 
 	mutex_lock(&pf_lock);
 	f = pf_filter_get_locked();
+	/*
+	 * A version 1 tool knows neither stages nor expressions: it would
+	 * show such a filter as if it traced every matching packet at l4.
+	 */
+	if (f && with_filter && info->genlhdr->version < 2 &&
+	    (f->stages != BIT(PKTFILT_STAGE_L4) || f->prog)) {
+		bool expr = f->prog;
+
+		mutex_unlock(&pf_lock);
+		nlmsg_free(msg);
+		if (expr)
+			NL_SET_ERR_MSG(info->extack,
+				       "the armed filter has a filter expression, which this pktfilt (netlink version 1) cannot show: use one of version 2 or later (pktfilt --version)");
+		else
+			NL_SET_ERR_MSG(info->extack,
+				       "the armed filter traces at stages other than l4 (--at), which this pktfilt (netlink version 1) cannot show: use one of version 2 or later (pktfilt --version)");
+		return -EOPNOTSUPP;
+	}
 	reason = pf_filter_reason_locked();
 	problem = pf_filter_problem_locked();
 	if (nla_put_u8(msg, PKTFILT_A_STATE,

@@ -4,12 +4,17 @@
  * count the PACKET notifications that arrive, to test who may listen.
  *
  *   pfjoin [--listen-ms N]
+ *   pfjoin --get VERSION
  *
  * Resolves the "pktfilt" family and its "events" group with nlctrl, joins
  * the group (NETLINK_ADD_MEMBERSHIP), then reads for --listen-ms (default
  * 0). Prints "pfjoin: joined, N notifications" and exits 0, or
  * "pfjoin: join: <strerror>" and exits 1 if the kernel refused; exit 2 on
  * any other error. Raw netlink, no libnl: it is linked static for the VM.
+ *
+ * --get VERSION: instead, sends PKTFILT_CMD_GET with VERSION in its generic
+ * netlink header, as a tool of that version does, and prints "pfjoin: get:
+ * reply" or "pfjoin: get: error E: MESSAGE" (the extended ack); exit 0 or 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -63,7 +68,9 @@ static int find_group(const struct nlattr *a, int len)
 	return -1;
 }
 
-/* Asks nlctrl for pktfilt's "events" group id. */
+static int family_id = -1;
+
+/* Asks nlctrl for pktfilt's "events" group id (and its family's id). */
 static int resolve_group(int fd)
 {
 	struct {
@@ -97,12 +104,84 @@ static int resolve_group(int fd)
 	len = h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
 	for (; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
 	     len -= NLA_ALIGN(a->nla_len),
-	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
+	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len))) {
+		if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_FAMILY_ID &&
+		    a->nla_len >= NLA_HDRLEN + 2) {
+			unsigned short id;
+
+			memcpy(&id, (char *)a + NLA_HDRLEN, 2);
+			family_id = id;
+		}
 		if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_MCAST_GROUPS)
 			return find_group((void *)((char *)a + NLA_HDRLEN),
 					  a->nla_len - NLA_HDRLEN);
+	}
 	fprintf(stderr, "pfjoin: the pktfilt family has no events group\n");
 	exit(2);
+}
+
+/* PKTFILT_CMD_GET as a tool of @version asks it; 0 for a reply. */
+static int get(int fd, int version)
+{
+	struct {
+		struct nlmsghdr n;
+		struct genlmsghdr g;
+	} req = { 0 };
+	static char buf[BUF_SIZE];
+	const struct nlmsghdr *h = (void *)buf;
+	int one = 1;
+	ssize_t len;
+
+	if (family_id < 0) {
+		fprintf(stderr, "pfjoin: no family id from nlctrl\n");
+		exit(2);
+	}
+	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	req.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	req.n.nlmsg_type = family_id;
+	req.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	req.g.cmd = PKTFILT_CMD_GET;
+	req.g.version = version;
+	if (send(fd, &req, req.n.nlmsg_len, 0) < 0)
+		die("send");
+	len = recv(fd, buf, sizeof(buf), 0);
+	if (len < 0)
+		die("recv");
+	if (!NLMSG_OK(h, len)) {
+		fprintf(stderr, "pfjoin: get: short reply\n");
+		exit(2);
+	}
+	if (h->nlmsg_type == NLMSG_ERROR &&
+	    h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct nlmsgerr))) {
+		const struct nlmsgerr *e = NLMSG_DATA(h);
+		const char *msg = "";
+		const struct nlattr *a;
+		int alen;
+
+		if (!e->error) {
+			printf("pfjoin: get: ack without a reply\n");
+			return 1;
+		}
+		/*
+		 * The error, the request echoed (only its header if
+		 * NLM_F_CAPPED), then the TLVs.
+		 */
+		a = (const void *)((const char *)e +
+				   NLMSG_ALIGN(h->nlmsg_flags & NLM_F_CAPPED ?
+					       sizeof(*e) :
+					       sizeof(e->error) + e->msg.nlmsg_len));
+		alen = (int)h->nlmsg_len - (int)((const char *)a - (const char *)h);
+		for (; alen >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+		       a->nla_len <= alen;
+		     alen -= NLA_ALIGN(a->nla_len),
+		     a = (const void *)((const char *)a + NLA_ALIGN(a->nla_len)))
+			if (a->nla_type == NLMSGERR_ATTR_MSG)
+				msg = (const char *)a + NLA_HDRLEN;
+		printf("pfjoin: get: error %d: %.*s\n", e->error, 400, msg);
+		return 1;
+	}
+	printf("pfjoin: get: reply\n");
+	return 0;
 }
 
 static long now_ms(void)
@@ -117,16 +196,21 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "listen-ms", required_argument, NULL, 'l' },
+		{ "get", required_argument, NULL, 'g' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static char buf[BUF_SIZE];
 	long listen_ms = 0, end;
-	int fd, grp, c;
+	int fd, grp, c, get_version = -1;
 	unsigned long got = 0;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'g') {
+			get_version = (int)strtol(optarg, NULL, 10);
+			continue;
+		}
 		if (c != 'l') {
-			fprintf(stderr, "usage: pfjoin [--listen-ms N]\n");
+			fprintf(stderr, "usage: pfjoin [--listen-ms N] | --get VERSION\n");
 			return 2;
 		}
 		listen_ms = strtol(optarg, NULL, 10);
@@ -135,6 +219,8 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		die("socket");
 	grp = resolve_group(fd);
+	if (get_version >= 0)
+		return get(fd, get_version);
 	if (grp < 0) {
 		fprintf(stderr, "pfjoin: no events group id\n");
 		return 2;

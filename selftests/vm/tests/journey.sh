@@ -984,6 +984,34 @@ tool_cases() {
 	*) fail "$name: pktfilt_free reason=$(drop_reason NETFILTER_DROP)" "'$fr'" ;;
 	esac
 	if grep -q "$(drop_reason NETFILTER_DROP)" $J/out; then ok "$name: the report names $(drop_reason NETFILTER_DROP)"; else fail "$name: the report names $(drop_reason NETFILTER_DROP)" "$(head -c 300 $J/out)"; fi
+	compat_case
+}
+
+# compat_case: a version 1 tool (pfjoin --get 1 asks as one) is told, not
+# misled, when the armed filter uses what it cannot show (a stage other
+# than l4, an expression); a filter of its own kind it reads as before.
+compat_case() {
+	name="an older tool (netlink version 1)"
+	jtrace_start
+	for v in rx expr l4; do
+		case $v in
+		rx) pktfilt set --at rx --proto udp --dport 7777 --count 1 ;;
+		expr) pktfilt set --at l4 --count 1 'udp dst port 7777' ;;
+		l4) pktfilt set --at l4 --proto udp --dport 7777 --count 1 ;;
+		esac || fail "$name: pktfilt set ($v)"
+		out1=$(pfjoin --get 1 2>&1)
+		out2=$(pfjoin --get 2 2>&1)
+		expect_eq "$name: a version 2 GET of the $v filter replies" "$out2" "pfjoin: get: reply"
+		case $v:$out1 in
+		rx:*"error -95: the armed filter traces at stages other than l4 (--at), which this pktfilt (netlink version 1) cannot show"*|\
+		expr:*"error -95: the armed filter has a filter expression, which this pktfilt (netlink version 1) cannot show"*|\
+		l4:"pfjoin: get: reply")
+			ok "$name: $v filter: $out1" ;;
+		*) fail "$name: $v filter" "$out1" ;;
+		esac
+		pktfilt clear
+	done
+	trace_stop
 }
 
 # --- main ------------------------------------------------------------------------------

@@ -247,7 +247,10 @@ static const char help_stages[] =
 "\n"
 "    A module of pktfilt version 1 (netlink family version 1) knows l4\n"
 "    only: with it, --at rx or tx is refused, and without --at pktfilt\n"
-"    traces at l4 and says so. A module newer than pktfilt is warned of.\n";
+"    traces at l4 and says so. A module newer than pktfilt is warned of.\n"
+"    A pktfilt of version 1 asking a newer module to show a filter armed\n"
+"    at another stage, or with an expression, is refused with a message\n"
+"    saying why, rather than shown the filter as if at l4.\n";
 
 static const char help_tracefs[] =
 "TRACEFS PREPARATION\n"

@@ -149,6 +149,20 @@ u64 notrace pf_follow_find(const struct sk_buff *skb, u8 family,
 	return id;
 }
 
+/*
+ * Is @skb's address in the table? A look that changes nothing, for a
+ * decision taken before pf_follow_find() is asked. Any context.
+ */
+bool notrace pf_follow_known(const struct sk_buff *skb)
+{
+	int i;
+
+	for (i = 0; i < PF_FOLLOW_MAX; i++)
+		if (READ_ONCE(pf_follow[i].skb) == skb)
+			return true;
+	return false;
+}
+
 /* Is a packet of filter @filter_id still on its way? */
 bool pf_follow_pending(u32 filter_id)
 {

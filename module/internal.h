@@ -44,6 +44,7 @@ enum pf_root {
 	PF_ROOT_IPV6_RCV,
 	PF_ROOT_IP_OUT,
 	PF_ROOT_IP6_OUT,
+	PF_ROOT_NETIF_CORE,
 };
 
 /* pktfilt_free's reason for a normal free (consume_skb): never a drop's. */
@@ -142,6 +143,7 @@ u64 pf_follow_add(const struct sk_buff *skb, u32 fp, u32 filter_id,
 u64 pf_follow_find(const struct sk_buff *skb, u8 family, u32 filter_id,
 		   u8 stage, u32 netns);
 bool pf_follow_pending(u32 filter_id);
+bool pf_follow_known(const struct sk_buff *skb);
 int pf_follow_arm(struct netlink_ext_ack *extack);
 void pf_follow_disarm(void);
 void pf_follow_exit(void);
@@ -150,6 +152,12 @@ void pf_follow_exit(void);
 int pf_rx_install(struct netlink_ext_ack *extack);
 void pf_rx_remove(void);
 const char *pf_rx_problem(void);
+bool pf_rx_key(struct pf_filter *f, struct sk_buff *skb, u8 family,
+	       int ifindex, u8 root, struct pf_pkt *pkt, bool match);
+/* rxcore.c: the rx stage from the device (netif_receive_skb's core) */
+int pf_rxcore_install(struct netlink_ext_ack *extack);
+bool pf_rxcore_remove(void);
+void pf_rxcore_exit(void);
 
 /* tx.c: the IP output stage (a netfilter LOCAL_OUT hook) */
 int pf_tx_install(struct netlink_ext_ack *extack);

@@ -50,6 +50,7 @@ static void __exit pktfilt_exit(void)
 	if (unlikely(pf_test_delay_exit_ms))
 		pf_test_delay("exit", pf_test_delay_exit_ms, false);
 	pf_filter_exit();
+	pf_rxcore_exit();
 	pf_follow_exit();
 	pf_hooks_exit();
 	pf_timing_exit();

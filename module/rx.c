@@ -97,29 +97,37 @@ static struct pf_rx pf_rx[PF_RX_NUM] = {
 static bool pf_rx_pinned;
 
 /*
- * Should @skb be received traced? Fills @pkt (the key, and the id if it
- * is followed). Whether it matches is pf_begin()'s to say, unless @match.
+ * Should @skb, received on @dev as a packet of @family, be traced with
+ * @root? Fills @pkt (the key, and the id if it is followed). Whether it
+ * matches is pf_begin()'s to say, unless @match. Also rxcore.c's.
  */
+bool notrace pf_rx_key(struct pf_filter *f, struct sk_buff *skb, u8 family,
+		       int ifindex, u8 root, struct pf_pkt *pkt, bool match)
+{
+	struct net *net = dev_net(skb->dev);
+
+	pkt->id = 0;
+	if (unlikely(atomic_read(&pf_follow_n)))
+		pkt->id = pf_follow_find(skb, family, f->id, PKTFILT_STAGE_RX,
+					 net->ns.inum);
+	if (!pkt->id && pf_ip_quick_reject(f, skb, family))
+		return false;
+	if (!pf_key_from_ip(skb, family, ifindex, net, &pkt->key, &pkt->fp))
+		return false;
+	pkt->skb = skb;
+	pkt->stage = PKTFILT_STAGE_RX;
+	pkt->root = root;
+	return !match || pkt->id || pf_filter_match(f, skb, &pkt->key);
+}
+
 static __always_inline bool pf_rx_wanted(struct pf_filter *f,
 					 const struct pf_rx *r,
 					 struct sk_buff *skb,
 					 struct pf_pkt *pkt, bool match)
 {
-	struct net_device *dev = skb->dev;
-
-	pkt->id = 0;
-	if (unlikely(atomic_read(&pf_follow_n)))
-		pkt->id = pf_follow_find(skb, r->family, f->id,
-					 PKTFILT_STAGE_RX, dev_net(dev)->ns.inum);
-	if (!pkt->id && pf_ip_quick_reject(f, skb, r->family))
-		return false;
-	if (!pf_key_from_ip(skb, r->family, skb->skb_iif ?: dev->ifindex,
-			    dev_net(dev), &pkt->key, &pkt->fp))
-		return false;
-	pkt->skb = skb;
-	pkt->stage = PKTFILT_STAGE_RX;
-	pkt->root = r->root;
-	return !match || pkt->id || pf_filter_match(f, skb, &pkt->key);
+	return pf_rx_key(f, skb, r->family,
+			 skb->skb_iif ?: skb->dev->ifindex, r->root, pkt,
+			 match);
 }
 
 /* A packet pf_rx_wanted() took: received with the gate open if it opens. */
@@ -149,9 +157,13 @@ static __always_inline int pf_rx_one(const struct pf_rx *r, struct sk_buff *skb,
 				     struct packet_type *pt,
 				     struct net_device *orig_dev)
 {
-	struct pf_filter *f = pf_stage_filter(PKTFILT_STAGE_RX);
+	struct pf_filter *f;
 	struct pf_pkt pkt;
 
+	/* Traced from the device on (rxcore.c): part of that graph. */
+	if (pf_gate_is_open())
+		return r->func(skb, dev, pt, orig_dev);
+	f = pf_stage_filter(PKTFILT_STAGE_RX);
 	if (!f || irqs_disabled() || !pf_rx_wanted(f, r, skb, &pkt, false))
 		return r->func(skb, dev, pt, orig_dev);
 	return pf_rx_traced(r, f, &pkt, skb, dev, pt, orig_dev);
@@ -167,11 +179,12 @@ static __always_inline void pf_rx_list(const struct pf_rx *r,
 				       struct packet_type *pt,
 				       struct net_device *orig_dev)
 {
-	struct pf_filter *f = pf_stage_filter(PKTFILT_STAGE_RX);
 	struct sk_buff *skb, *next;
 	struct list_head before;
+	struct pf_filter *f;
 	struct pf_pkt pkt;
 
+	f = pf_gate_is_open() ? NULL : pf_stage_filter(PKTFILT_STAGE_RX);
 	if (!f || irqs_disabled()) {
 		r->list_func(head, pt, orig_dev);
 		return;
@@ -340,13 +353,16 @@ int pf_rx_install(struct netlink_ext_ack *extack)
 			return ret;
 		}
 	}
-	return 0;
+	ret = pf_rxcore_install(extack);
+	if (ret)
+		pf_rx_remove();
+	return ret;
 }
 
 /* Under pf_lock. */
 void pf_rx_remove(void)
 {
-	bool removed = false;
+	bool removed = pf_rxcore_remove();
 	int i;
 
 	for (i = 0; i < PF_RX_NUM; i++) {

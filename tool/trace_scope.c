@@ -18,6 +18,9 @@ const char *const pf_trace_default_scope[] = {
 	"qdisc_*", "pfifo_*", "fq_codel_*", "veth_*", "virtnet_*", "start_xmit",
 	"loopback_xmit", "eth_*", "br_*", "dev_forward_skb*",
 	"__dev_forward_skb*", "enqueue_to_backlog",
+	/* the receive core: taps, tc ingress and its actions, VLAN */
+	"deliver_skb", "packet_rcv", "tpacket_rcv", "tcf_*", "tcx_*",
+	"*_classify", "vlan_*", "__vlan_*", "do_xdp_generic",
 	/* the protocols */
 	"tcp_*", "__tcp_*", "udp*", "__udp*", "icmp*", "ping_*",
 	/* IP, routing, neighbours */
@@ -47,7 +50,7 @@ size_t pf_trace_roots(const struct pf_spec *spec, __u32 stages,
 		const char *name;
 		__u8 stage;
 		__u8 proto;	/* 0: any protocol */
-		__u8 family;
+		__u8 family;	/* 0: either */
 	} handlers[] = {
 		{ "tcp_v4_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_TCP, PF_FAMILY_IPV4 },
 		{ "udp_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_UDP, PF_FAMILY_IPV4 },
@@ -55,6 +58,8 @@ size_t pf_trace_roots(const struct pf_spec *spec, __u32 stages,
 		{ "tcp_v6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_TCP, PF_FAMILY_IPV6 },
 		{ "udpv6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_UDP, PF_FAMILY_IPV6 },
 		{ "icmpv6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_ICMPV6, PF_FAMILY_IPV6 },
+		/* rx from the device; ip_rcv() for what is not seen there */
+		{ "netif_receive_skb_core", PKTFILT_STAGE_RX, 0, 0 },
 		{ "ip_rcv",	PKTFILT_STAGE_RX, 0, PF_FAMILY_IPV4 },
 		{ "ipv6_rcv",	PKTFILT_STAGE_RX, 0, PF_FAMILY_IPV6 },
 		{ "ip_local_out", PKTFILT_STAGE_TX, 0, PF_FAMILY_IPV4 },
@@ -77,7 +82,8 @@ size_t pf_trace_roots(const struct pf_spec *spec, __u32 stages,
 		if (spec->proto && handlers[i].proto &&
 		    spec->proto != handlers[i].proto)
 			continue;
-		if (family && family != handlers[i].family)
+		if (family && handlers[i].family &&
+		    family != handlers[i].family)
 			continue;
 		/* Ports: only TCP and UDP have them. */
 		if ((spec->sport.set || spec->dport.set) && handlers[i].proto &&

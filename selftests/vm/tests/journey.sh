@@ -16,8 +16,8 @@
 # patches only the trace's scope.
 #
 # Topology: journey-topo.sh (a - r - b over veth with r forwarding, a - b
-# direct, x - y over the virtio NICs with GRO on). Graph roots: rx ip_rcv /
-# ipv6_rcv, tx ip_local_out / ip6_local_out. Every case but tool uses the
+# direct, x - y over the virtio NICs with GRO on). Graph roots: rx
+# netif_receive_skb_core, tx ip_local_out / ip6_local_out. Every case but tool uses the
 # manual recipe (pktfilt set --at, function_graph with set_graph_function =
 # the roots, all functions, the pktfilt events) and reads the trace with
 # jgraphs below; tool runs pktfilt trace --at.
@@ -31,7 +31,7 @@
 . /pktfilt/selftests/vm/tests/common.sh
 . /pktfilt/selftests/vm/tests/journey-topo.sh
 
-ROOTS="ip_rcv ipv6_rcv ip_local_out ip6_local_out"
+ROOTS="netif_receive_skb_core ip_rcv ipv6_rcv ip_local_out ip6_local_out"
 J=/tmp/journey
 mkdir -p $J
 
@@ -272,7 +272,10 @@ addrs() {
 	esac
 }
 
-rx_root() { if [ "$1" = 4 ]; then echo ip_rcv; else echo ipv6_rcv; fi; }
+# rx graphs start at the device: netif_receive_skb_core (rxcore.c), either
+# family; ip_rcv/ipv6_rcv only for what is not seen there.
+rx_root() { echo netif_receive_skb_core; }
+ip_root() { if [ "$1" = 4 ]; then echo ip_rcv; else echo ipv6_rcv; fi; }
 tx_root() { if [ "$1" = 4 ]; then echo ip_local_out; else echo ip6_local_out; fi; }
 l4_of() {
 	case $1$2 in

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rx stage from the device on: the per-packet core of
+ * netif_receive_skb().
+ *
+ * A device hands a packet to the stack one skb at a time through
+ * __netif_receive_skb() (the backlog of veth, loopback and netif_rx(), and
+ * netif_receive_skb()), or as a batch through
+ * netif_receive_skb_list_internal() (NAPI drivers with GRO, such as
+ * virtio-net). Both run, per packet, the core: generic XDP, VLAN
+ * untagging, taps (AF_PACKET, tcpdump), tc ingress, netfilter ingress,
+ * the rx_handler of a bridge, bond or macvlan, and the protocol dispatch
+ * to ip_rcv() or ipv6_rcv() (a batch: per list, ip_list_rcv()).
+ *
+ * Neither calls the core through a pointer we could wrap, so while a
+ * filter traces at rx an ftrace_ops of ours sits at the entry of both
+ * functions, with FTRACE_OPS_FL_IPMODIFY (the way livepatch replaces a
+ * function): for a packet that matches, it makes the call continue in our
+ * function instead, which opens the gate and receives the packet with the
+ * kernel's exported netif_receive_skb_core(), the root of the graph: the
+ * core, then IP receive (PREROUTING, routing, LOCAL_IN and the L4 handler,
+ * or FORWARD and the output to the next device), as one graph. Packets
+ * that do not match run the kernel's function untouched. The gate opens
+ * and closes around a call of ours, as the other stages' do: no return
+ * probe, nothing that can be missed.
+ *
+ * A batch with a packet to trace is taken in order: the packets before it
+ * go on as a batch through netif_receive_skb_list(), the packet alone
+ * through netif_receive_skb_core(), and so on. The traced packet skips
+ * what netif_receive_skb_core() skips: RPS (it is received on this CPU),
+ * deferred PTP timestamping, and (on both paths) the pfmemalloc case,
+ * which we never take (swap over the network: such packets go untouched,
+ * and are traced from ip_rcv() on, by rx.c).
+ *
+ * A packet rx.c then sees at ip_rcv() is inside this graph: the gate is
+ * open, and rx.c lets it pass. A packet not seen here (VLAN-tagged in the
+ * frame, or received through netif_receive_skb_core() by another module)
+ * is still traced by rx.c, from ip_rcv() on.
+ *
+ * The ftrace callbacks run with preemption off and ftrace's recursion
+ * guard: they only read the filter and the packet's headers, reset the
+ * network header (the core's own first step), and change the saved
+ * instruction pointer. Our functions then run as the kernel's would have,
+ * called from its caller, under its rcu_read_lock() and with BH off.
+ * Removal: unregister_ftrace_function() waits for the callbacks, and the
+ * caller's synchronize_net() for the calls already sent to our functions.
+ *
+ * Indirect calls (IBT): none made here; netif_receive_skb_core() and
+ * netif_receive_skb_list() are direct calls. ftrace calls our callbacks
+ * through the ops; their addresses are taken here, so they have ENDBR64.
+ * Our functions are entered by the return of ftrace's trampoline (a RET,
+ * which IBT does not check; livepatch relies on the same), and have
+ * ENDBR64 anyway (their addresses are taken).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ftrace.h>
+#include <linux/if_ether.h>
+#include <linux/netdevice.h>
+#include <linux/ptrace.h>
+
+#include "internal.h"
+
+#ifdef PF_FTRACE_REGS
+#define pf_fregs ftrace_regs
+#define pf_get_regs(fregs) ftrace_get_regs(fregs)
+#else
+#define pf_fregs pt_regs
+#define pf_get_regs(regs) (regs)
+#endif
+
+/* While this CPU passes a batch on to the kernel: no second look. */
+static DEFINE_PER_CPU(bool, pf_core_passing);
+static bool pf_core_filtered;	/* the ops' filters are set */
+static bool pf_core_installed;
+
+/* The family of @skb's protocol, or 0. */
+static __always_inline u8 pf_core_family(const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return PF_FAMILY_IPV4;
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return PF_FAMILY_IPV6;
+	return 0;
+}
+
+/*
+ * Could @skb be traced here? Changes nothing but the network header, set
+ * where the core sets it first (skb->data, the L3 header). The follow
+ * table is only looked at; pf_core_receive() asks it for real.
+ */
+static bool notrace pf_core_maybe(struct pf_filter *f, struct sk_buff *skb)
+{
+	struct pf_key key;
+	u8 family = pf_core_family(skb);
+	u32 fp;
+
+	if (!family || skb_pfmemalloc(skb) || !skb->dev)
+		return false;
+	skb_reset_network_header(skb);
+	if (unlikely(atomic_read(&pf_follow_n)) && pf_follow_known(skb))
+		return true;
+	if (pf_ip_quick_reject(f, skb, family))
+		return false;
+	if (!pf_key_from_ip(skb, family, skb->dev->ifindex,
+			    dev_net(skb->dev), &key, &fp))
+		return false;
+	return pf_filter_match(f, skb, &key);
+}
+
+/* The filter, if it traces at rx and the gate may open here. */
+static __always_inline struct pf_filter *pf_core_filter(void)
+{
+	struct pf_filter *f;
+
+	if (this_cpu_read(pf_core_passing) || pf_gate_is_open() ||
+	    irqs_disabled())
+		return NULL;
+	f = rcu_dereference_sched(pf_active);
+	if (!f || !(f->stages & BIT(PKTFILT_STAGE_RX)))
+		return NULL;
+	return f;
+}
+
+/*
+ * One packet, in place of the kernel's path (called instead of
+ * __netif_receive_skb(), or by pf_core_list()): traced if the gate opens.
+ */
+static int notrace pf_core_receive(struct sk_buff *skb)
+{
+	struct pf_filter *f;
+	struct pf_pkt pkt;
+	bool traced = false;
+	u8 family = pf_core_family(skb);
+	int ret;
+
+	local_bh_disable();
+	rcu_read_lock();
+	f = pf_stage_filter(PKTFILT_STAGE_RX);
+	if (f && family && !pf_gate_is_open()) {
+		skb_reset_network_header(skb);
+		if (pf_rx_key(f, skb, family, skb->dev->ifindex,
+			      PF_ROOT_NETIF_CORE, &pkt, false))
+			traced = pf_begin(f, &pkt);
+	}
+	ret = netif_receive_skb_core(skb);
+	if (traced)
+		pf_rcv_end();
+	rcu_read_unlock();
+	local_bh_enable();
+	return ret;
+}
+
+/* The rest of a batch, to the kernel's own batch receive. */
+static void notrace pf_core_pass(struct list_head *head)
+{
+	if (list_empty(head))
+		return;
+	this_cpu_write(pf_core_passing, true);
+	netif_receive_skb_list(head);
+	this_cpu_write(pf_core_passing, false);
+}
+
+/* Called instead of netif_receive_skb_list_internal(@head). */
+static void notrace pf_core_list(struct list_head *head)
+{
+	struct sk_buff *skb, *next;
+	struct list_head before;
+	struct pf_filter *f;
+
+	local_bh_disable();
+	rcu_read_lock();
+	f = rcu_dereference(pf_active);
+	if (f && !(f->stages & BIT(PKTFILT_STAGE_RX)))
+		f = NULL;
+	INIT_LIST_HEAD(&before);
+	list_for_each_entry_safe(skb, next, head, list) {
+		if (!f || !pf_core_maybe(f, skb))
+			continue;
+		list_cut_before(&before, head, &skb->list);
+		pf_core_pass(&before);
+		INIT_LIST_HEAD(&before);
+		skb_list_del_init(skb);
+		pf_core_receive(skb);
+	}
+	pf_core_pass(head);
+	rcu_read_unlock();
+	local_bh_enable();
+}
+
+static void notrace pf_core_one_entry(unsigned long ip, unsigned long parent_ip,
+				      struct ftrace_ops *op,
+				      struct pf_fregs *fregs)
+{
+	struct pt_regs *regs = pf_get_regs(fregs);
+	struct pf_filter *f;
+
+	if (!regs)
+		return;
+	f = pf_core_filter();
+	if (f && pf_core_maybe(f, (struct sk_buff *)regs->di))
+		instruction_pointer_set(regs, (unsigned long)pf_core_receive);
+}
+
+static void notrace pf_core_list_entry(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_ops *op,
+				       struct pf_fregs *fregs)
+{
+	struct pt_regs *regs = pf_get_regs(fregs);
+	struct list_head *head;
+	struct sk_buff *skb;
+	struct pf_filter *f;
+
+	if (!regs)
+		return;
+	f = pf_core_filter();
+	if (!f)
+		return;
+	head = (struct list_head *)regs->di;
+	list_for_each_entry(skb, head, list) {
+		if (pf_core_maybe(f, skb)) {
+			instruction_pointer_set(regs,
+						(unsigned long)pf_core_list);
+			return;
+		}
+	}
+}
+
+static struct ftrace_ops pf_core_one_ops = {
+	.func = pf_core_one_entry,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+static struct ftrace_ops pf_core_list_ops = {
+	.func = pf_core_list_entry,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+/*
+ * Each ops on exactly one function, found by ftrace's own matching (no
+ * kallsyms_lookup_name()): once per load, as it walks every record.
+ */
+static int pf_core_filters(struct netlink_ext_ack *extack)
+{
+	static unsigned char one[] = "__netif_receive_skb";
+	static unsigned char list[] = "netif_receive_skb_list_internal";
+	int ret;
+
+	if (pf_core_filtered)
+		return 0;
+	ret = ftrace_set_filter(&pf_core_one_ops, one, sizeof(one) - 1, 1);
+	if (!ret)
+		ret = ftrace_set_filter(&pf_core_list_ops, list, sizeof(list) - 1,
+					1);
+	if (ret) {
+		pr_warn("cannot hook __netif_receive_skb and netif_receive_skb_list_internal with ftrace (%d): not traceable on this kernel?\n",
+			ret);
+		NL_SET_ERR_MSG(extack,
+			       "cannot hook the device receive (__netif_receive_skb, netif_receive_skb_list_internal) with ftrace: --at rx is not possible (see dmesg)");
+		/* Empty filters would mean every function: never kept. */
+		ftrace_set_filter(&pf_core_one_ops, NULL, 0, 1);
+		ftrace_set_filter(&pf_core_list_ops, NULL, 0, 1);
+		return ret;
+	}
+	pf_core_filtered = true;
+	return 0;
+}
+
+/* Under pf_lock. */
+int pf_rxcore_install(struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	if (pf_core_installed)
+		return 0;
+	ret = pf_core_filters(extack);
+	if (ret)
+		return ret;
+	ret = register_ftrace_function(&pf_core_one_ops);
+	if (ret)
+		goto busy;
+	ret = register_ftrace_function(&pf_core_list_ops);
+	if (ret) {
+		unregister_ftrace_function(&pf_core_one_ops);
+		goto busy;
+	}
+	pf_core_installed = true;
+	return 0;
+busy:
+	pr_warn("cannot register ftrace on the device receive (%d): another user changes those functions (livepatch, a BPF trampoline, a kprobe)?\n",
+		ret);
+	NL_SET_ERR_MSG(extack,
+		       "cannot hook the device receive with ftrace: another user replaces __netif_receive_skb or netif_receive_skb_list_internal (livepatch, BPF, a kprobe); see dmesg");
+	return ret;
+}
+
+/*
+ * Under pf_lock. True if it was installed: the caller then runs
+ * synchronize_net() before our functions may go.
+ */
+bool pf_rxcore_remove(void)
+{
+	if (!pf_core_installed)
+		return false;
+	unregister_ftrace_function(&pf_core_list_ops);
+	unregister_ftrace_function(&pf_core_one_ops);
+	pf_core_installed = false;
+	return true;
+}
+
+/* At unload, after pf_rxcore_remove() and synchronize_net(). */
+void pf_rxcore_exit(void)
+{
+	if (!pf_core_filtered)
+		return;
+	/* Frees the filters' hashes (ftrace_free_filter() is 6.2+). */
+	ftrace_set_filter(&pf_core_one_ops, NULL, 0, 1);
+	ftrace_set_filter(&pf_core_list_ops, NULL, 0, 1);
+	pf_core_filtered = false;
+}

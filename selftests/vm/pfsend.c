@@ -24,6 +24,10 @@
  *
  *   pfsend offload --dev IFNAME [--gro on|off] [--tso on|off]
  *
+ * and taps a device as tcpdump does:
+ *
+ *   pfsend tap --dev IFNAME [--timeout S] [--ready FILE]
+ *
  * Common options: --count N (default 1), --mark N (SO_MARK),
  * --interval-us N (pause between packets), -q/--quiet.
  *
@@ -83,6 +87,11 @@
  *       receive side, and the peer's TSO off makes it send MTU-sized packets
  *       that the receiver's GRO then merges.
  *
+ * tap   an AF_PACKET socket (SOCK_RAW, ETH_P_ALL) bound to --dev, so that
+ *       the device's receive delivers every frame to it (the kernel's
+ *       packet_rcv()); counts frames until --count arrived or --timeout
+ *       passed, prints "tapped N". --ready as for udp-listen.
+ *
  * Exit status: 0 on success; 1 on a usage or socket error (with a message on
  * stderr; for tcp a refused connect is the expected result, not an error, but
  * a connect that times out is); 2 for udp-listen when fewer than --count
@@ -118,7 +127,7 @@
 #include <unistd.h>
 
 enum mode { M_UDP, M_TCP, M_ICMP, M_UDP_LISTEN, M_TCP_STREAM, M_TCP_SINK,
-	    M_RAW, M_OFFLOAD };
+	    M_RAW, M_OFFLOAD, M_TAP };
 
 /* IPv6 extension headers pfsend raw can write (their next-header values). */
 #define EXT_HBH 0
@@ -199,6 +208,7 @@ static void usage(FILE *f)
 	      "                  [--ip-opts] [--ext hbh,dst,frag,...] [--frag N] [--reverse]\n"
 	      "                  [--drop-first] [--ident N]\n"
 	      "       pfsend offload --dev IFNAME [--gro on|off] [--tso on|off]\n"
+	      "       pfsend tap --dev IFNAME [--timeout S] [--ready FILE]\n"
 	      "common: [--count N] [--mark N] [--interval-us N] [-q|--quiet]\n", f);
 }
 
@@ -496,6 +506,49 @@ static int udp_listen(const struct opts *o)
 	close(fd);
 	printf("received %lu\n", received);
 	return received == o->count ? 0 : 2;
+}
+
+static int tap(const struct opts *o)
+{
+	long long deadline = now_ms() + (long long)o->timeout_s * 1000;
+	unsigned long tapped = 0;
+	struct sockaddr_ll sll;
+	char buf[65536];
+	int fd;
+
+	if (!o->dev)
+		die("tap needs --dev");
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = (int)if_nametoindex(o->dev);
+	if (!sll.sll_ifindex)
+		die_errno("no device %s", o->dev);
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	if (fd < 0)
+		die_errno("socket(AF_PACKET)");
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
+		die_errno("bind to %s", o->dev);
+	if (o->ready) {
+		int rfd = open(o->ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (rfd < 0)
+			die_errno("create %s", o->ready);
+		close(rfd);
+	}
+	while (tapped < o->count) {
+		if (!readable_before(fd, deadline))
+			break;
+		if (recv(fd, buf, sizeof(buf), 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			die_errno("recv");
+		}
+		tapped++;
+	}
+	close(fd);
+	printf("tapped %lu\n", tapped);
+	return 0;
 }
 
 /* Accept, with poll(), until the deadline; -1 when it passed. */
@@ -1121,6 +1174,8 @@ int main(int argc, char **argv)
 		o.mode = M_RAW;
 	else if (!strcmp(m, "offload"))
 		o.mode = M_OFFLOAD;
+	else if (!strcmp(m, "tap"))
+		o.mode = M_TAP;
 	else if (!strcmp(m, "-h") || !strcmp(m, "--help")) {
 		usage(stdout);
 		return 0;
@@ -1184,6 +1239,8 @@ int main(int argc, char **argv)
 		offload(&o);
 		return 0;
 	}
+	if (o.mode == M_TAP)
+		return tap(&o);
 	if (!o.dst)
 		die("%s needs --dst", m);
 	if (o.mode != M_ICMP && o.mode != M_RAW && !o.dport)
@@ -1197,7 +1254,8 @@ int main(int argc, char **argv)
 	case M_ICMP: send_icmp(&o); break;
 	case M_TCP_STREAM: tcp_stream(&o); break;
 	case M_RAW: send_raw(&o); break;
-	case M_UDP_LISTEN: case M_TCP_SINK: case M_OFFLOAD: break;	/* handled above */
+	case M_UDP_LISTEN: case M_TCP_SINK: case M_OFFLOAD: case M_TAP:
+		break;	/* handled above */
 	}
 	return 0;
 }

@@ -23,10 +23,10 @@ pktfilt trace --at rx --proto udp --daddr 10.9.0.2 --dport 9000 --count 1 \
 	ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 --count 3 -q > $out 2> $err
 rc=$?
 if [ "$rc" = 0 ] && [ "$(grep -c '"complete":true' $out)" = 1 ] &&
-   grep -q '"graph":{"func":"ip_rcv"' $out; then
-	ok "pktfilt trace --count 1 with it: one whole graph rooted at ip_rcv"
+   grep -q '"graph":{"func":"netif_receive_skb_core"' $out; then
+	ok "pktfilt trace --count 1 with it: one whole graph rooted at netif_receive_skb_core"
 else
-	fail "pktfilt trace --count 1 with it: one whole graph rooted at ip_rcv" \
+	fail "pktfilt trace --count 1 with it: one whole graph rooted at netif_receive_skb_core" \
 		"exit $rc: $(head -c 400 $err) $(head -c 400 $out)"
 fi
 check "rmmod" rmmod pktfilt

@@ -575,7 +575,7 @@ gateopt_case() {
 
 # --- IBT: every indirect call lands on ENDBR64 --------------------------------
 # The module's indirect calls (listed at the top of gate.c, hooks.c,
-# rx.c, watch.c and timing.c) and the module functions the kernel calls through
+# rx.c, rxcore.c, watch.c and timing.c) and the module functions the kernel calls through
 # pointers (kprobe handlers, the hooks, genetlink ops, work items, the
 # netlink notifier). QEMU does not enforce IBT, so the bytes are read.
 IBT_KERNEL_TARGETS="tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv icmpv6_rcv
@@ -588,7 +588,8 @@ IBT_MODULE_TARGETS="pf_tr_arg0 pf_tr_truncating_open pf_tr_seq_write
 	pf_udp6_rcv pf_icmp6_rcv pf_netlink_event pf_cmd_set pf_cmd_get
 	pf_cmd_clear pf_exhausted_work_fn pf_stale_work_fn pf_stale_irq_work_fn
 	pf_ip_rcv pf_ip_list_rcv pf_ipv6_rcv pf_ipv6_list_rcv pf_rx_probe_rcv
-	pf_tx_hook pf_tx_net_init pf_tx_net_exit pf_kfree_probe pf_consume_probe"
+	pf_tx_hook pf_tx_net_init pf_tx_net_exit pf_kfree_probe pf_consume_probe
+	pf_core_one_entry pf_core_list_entry pf_core_receive pf_core_list"
 ibt_case() {
 	pf_insmod timing=1 || { fail "ibt: insmod"; return; }
 	# sk->sk_data_ready's default: an indirect-call target in every kernel.

@@ -4,8 +4,8 @@
 #
 #	selftests/vm/run --kernel 6.12 --nics 2 -- sh selftests/vm/tests/journey.sh [CASE...]
 #
-# CASEs (default: all but tool, in this order): topo rx fwd nat nearmiss drop
-# nosock tx txrx count unload; and tool. topo checks the topology and nftables alone
+# CASEs (default: all but tool, in this order): topo rx core fwd nat nearmiss
+# drop nosock tx txrx count unload; and tool. topo checks the topology and nftables alone
 # (no module); the others need a module and tool that take --at (else: one
 # failure saying so, and they are skipped). tool is a group of its own in
 # make check ("journey.sh tool", in the shared boot, which has no NICs and
@@ -462,6 +462,102 @@ rx_cases() {
 		done
 	done
 }
+
+# --- rx: the device's receive core ------------------------------------------------
+
+# core_case FAMILY: what runs before IP receive is in the rx graph. In b, a
+# tap on veth-ba (an AF_PACKET socket, as tcpdump) and a tc ingress filter
+# (clsact, flower) that drops UDP to port 9100. A datagram to 9100: one
+# graph rooted at netif_receive_skb_core with the core, the tap's
+# packet_rcv and tc's tcf_classify, no IP receive, freed with tc's drop
+# reason. A datagram to 9000: one graph with the tap, tc, IP receive and
+# udp_rcv, delivered to the socket.
+core_case() {
+	f=$1
+	set -- $(addrs direct $f)
+	S=$1 D=$2
+	tp=ip; [ $f = 6 ] && tp=ipv6
+	name="core udp/ipv$f"
+	if ! ip netns exec b tc qdisc add dev veth-ba clsact 2>/dev/null ||
+	   ! ip netns exec b tc filter add dev veth-ba ingress protocol $tp flower \
+		ip_proto udp dst_port 9100 action drop 2>/dev/null; then
+		fail "$name: tc clsact and a flower filter in b" "$(ip netns exec b tc filter add dev veth-ba ingress protocol $tp flower ip_proto udp dst_port 9100 action drop 2>&1)"
+		ip netns exec b tc qdisc del dev veth-ba clsact 2>/dev/null
+		return
+	fi
+	rm -f $J/tapready
+	ip netns exec b pfsend tap --dev veth-ba --count 100000 --timeout 30 \
+		--ready $J/tapready > $J/tap.out 2>&1 &
+	tapp=$!
+	wait_for_file $J/tapready
+	for port in 9100 9000; do
+		jtrace_start
+		jset "$name: port $port" --at rx --proto udp --saddr $S --daddr $D \
+			--dport $port --netns /run/netns/b --count 1 || { trace_stop; continue; }
+		lp=
+		if [ $port = 9000 ]; then
+			rm -f $J/ready
+			six=; [ $f = 6 ] && six=-6
+			ip netns exec b pfsend udp-listen $six --port 9000 --count 1 \
+				--timeout 10 --ready $J/ready > $J/listen.out 2>&1 &
+			lp=$!
+			wait_for_file $J/ready
+		fi
+		jsend a udp $f $S $D $port 1
+		[ -n "$lp" ] && wait $lp
+		sleep 0.5
+		jtrace_stop
+		g_expect_n "$name, port $port: one graph" . 1 || continue
+		line=$(grep '^G ' $J/graphs | head -1)
+		id=$(echo "$line" | sed -n 's/^G id=\([0-9]*\) .*/\1/p')
+		case $line in
+		*" stage=rx eroot=netif_receive_skb_core netns=$(netns_inode b) ifindex=$(ifindex b veth-ba) "*" root=netif_receive_skb_core "*)
+			ok "$name, port $port: rooted at netif_receive_skb_core, b's veth-ba" ;;
+		*) fail "$name, port $port: rooted at netif_receive_skb_core" "$(echo "$line" | cut -c1-200)" ;;
+		esac
+		for fn in packet_rcv tcf_classify; do
+			if g_has_func "$line" $fn; then
+				ok "$name, port $port: $fn inside"
+			else
+				fail "$name, port $port: $fn inside" "$(echo "$line" | cut -c1-600)"
+			fi
+		done
+		case $line in
+		*",__netif_receive_skb_core"*) ok "$name, port $port: __netif_receive_skb_core inside" ;;
+		*) fail "$name, port $port: __netif_receive_skb_core inside" ;;
+		esac
+		fr=$(first_free "${id:-none}")
+		if [ $port = 9100 ]; then
+			if g_has_func "$line" "$(ip_root $f)"; then
+				fail "$name, port $port: no IP receive (tc dropped it)"
+			else
+				ok "$name, port $port: no IP receive (tc dropped it)"
+			fi
+			case $fr in
+			TC_*|UNKNOWN*) ok "$name, port $port: pktfilt_free reason=${fr%% *} (func ${fr#* })" ;;
+			*) fail "$name, port $port: pktfilt_free with tc's drop reason" "first free of id ${id:-none}: '$fr'" ;;
+			esac
+		else
+			for fn in "$(ip_root $f)" "$(l4_of udp $f)"; do
+				if g_has_func "$line" $fn; then
+					ok "$name, port $port: $fn inside"
+				else
+					fail "$name, port $port: $fn inside"
+				fi
+			done
+			if grep -q 'received 1' $J/listen.out; then
+				ok "$name, port $port: delivered to the socket"
+			else
+				fail "$name, port $port: delivered to the socket" "$(cat $J/listen.out)"
+			fi
+		fi
+	done
+	kill $tapp 2>/dev/null
+	wait $tapp 2>/dev/null
+	ip netns exec b tc qdisc del dev veth-ba clsact
+}
+
+core_cases() { core_case 4; core_case 6; }
 
 # --- rx: forwarded -----------------------------------------------------------------
 
@@ -1043,7 +1139,7 @@ case $? in
 esac
 check "nftables rules in r and b" nft_setup
 
-cases=${*:-topo rx fwd nat nearmiss drop nosock tx txrx count unload}
+cases=${*:-topo rx core fwd nat nearmiss drop nosock tx txrx count unload}
 MODULE=0
 case " $cases " in
 *" topo "*) topo_cases ;;
@@ -1067,7 +1163,7 @@ if [ $MODULE = 1 ]; then
 	for c in $cases; do
 		case $c in
 		topo) ;;
-		rx|fwd|nat|nearmiss|drop|nosock|tx|txrx|count|unload|tool)
+		rx|core|fwd|nat|nearmiss|drop|nosock|tx|txrx|count|unload|tool)
 			_jt0=$(cut -d. -f1 /proc/uptime)
 			"${c}_cases"
 			echo "# $c: $(($(cut -d. -f1 /proc/uptime) - _jt0)) s" ;;

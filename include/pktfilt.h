@@ -65,9 +65,11 @@ enum pktfilt_cmd {
  * Where a packet is traced (PKTFILT_A_STAGE; bit 1 << stage in
  * PKTFILT_A_STAGES):
  *  L4: the IP protocol handler only (tcp_v4_rcv(), udp_rcv(), ...);
- *  RX: IP receive from the protocol dispatch on (ip_rcv(), ipv6_rcv()):
- *      netfilter, routing, local delivery to the socket or forwarding and
- *      the output to the next device;
+ *  RX: the receive from the device on (netif_receive_skb_core(): taps,
+ *      tc ingress, bridge/VLAN handlers, the protocol dispatch), then IP
+ *      receive: netfilter, routing, local delivery to the socket or
+ *      forwarding and the output to the next device (a packet not seen at
+ *      the device: from ip_rcv(), ipv6_rcv() on);
  *  TX: a locally generated packet from the IP output (ip_local_out(),
  *      ip6_local_out(): netfilter OUTPUT and POSTROUTING, neighbours, the
  *      qdisc) to the driver's transmit.

@@ -4,10 +4,11 @@
  * "trace_pipe"), parsed into the call trees of the packets pktfilt traced.
  *
  * A traced packet is a pktfilt_packet event line, then, on the same CPU,
- * one graph rooted at the function the event's root= names (ip_rcv at
- * stage rx, ip_local_out at tx, ...) or, for events without root= (pktfilt
- * version 1), at a protocol handler the module wraps (tcp_v4_rcv, udp_rcv,
- * icmp_rcv, tcp_v6_rcv, udpv6_rcv, icmpv6_rcv). One packet followed
+ * one graph rooted at the function the event's root= names
+ * (netif_receive_skb_core or ip_rcv at stage rx, ip_local_out at tx, ...)
+ * or, for events without root= (pktfilt version 1), at a protocol
+ * handler the module wraps (tcp_v4_rcv, udp_rcv, icmp_rcv, tcp_v6_rcv,
+ * udpv6_rcv, icmpv6_rcv). One packet followed
  * through several stages has one event and graph per stage, all with the
  * same id=. A pktfilt_free event (in a graph or not, on any CPU) tells
  * how the packet with its id ended: the first one of an id is given to

@@ -35,7 +35,7 @@ int pf_trace_run(const struct pf_cmd *cmd, int argc, char **argv);
  * The graph roots a filter can reach at @stages (bits 1 << PKTFILT_STAGE_*,
  * 0: l4, a version 1 module), for set_graph_function, in the order
  * tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv icmpv6_rcv (l4),
- * ip_rcv ipv6_rcv (rx), ip_local_out ip6_local_out (tx), as the
+ * netif_receive_skb_core ip_rcv ipv6_rcv (rx), ip_local_out ip6_local_out (tx), as the
  * predicates' protocol and address family allow. Returns how many there
  * are; the first @max of them are put into @roots.
  */

@@ -1440,37 +1440,37 @@ TEST(roots_by_stages)
 	char buf[256];
 
 	memset(&s, 0, sizeof(s));
-	EXPECT_EQ(2, roots_at(&s, rx, buf, sizeof(buf)));
-	EXPECT_STREQ("ip_rcv ipv6_rcv ", buf);
+	EXPECT_EQ(3, roots_at(&s, rx, buf, sizeof(buf)));
+	EXPECT_STREQ("netif_receive_skb_core ip_rcv ipv6_rcv ", buf);
 	EXPECT_EQ(2, roots_at(&s, tx, buf, sizeof(buf)));
 	EXPECT_STREQ("ip_local_out ip6_local_out ", buf);
-	EXPECT_EQ(10, roots_at(&s, l4 | rx | tx, buf, sizeof(buf)));
-	EXPECT_STREQ("tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv icmpv6_rcv ip_rcv ipv6_rcv ip_local_out ip6_local_out ", buf);
+	EXPECT_EQ(11, roots_at(&s, l4 | rx | tx, buf, sizeof(buf)));
+	EXPECT_STREQ("tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv icmpv6_rcv netif_receive_skb_core ip_rcv ipv6_rcv ip_local_out ip6_local_out ", buf);
 
 	/* Ports and protocols do not narrow rx or tx: all go through. */
 	s.proto = 17;
 	s.dport.set = 1;
 	roots_at(&s, rx | tx, buf, sizeof(buf));
-	EXPECT_STREQ("ip_rcv ipv6_rcv ip_local_out ip6_local_out ", buf);
+	EXPECT_STREQ("netif_receive_skb_core ip_rcv ipv6_rcv ip_local_out ip6_local_out ", buf);
 	roots_at(&s, l4 | tx, buf, sizeof(buf));
 	EXPECT_STREQ("udp_rcv udpv6_rcv ip_local_out ip6_local_out ", buf);
 
-	/* The address family and ICMP's do. */
+	/* The address family and ICMP's do, but not the device's root. */
 	memset(&s, 0, sizeof(s));
 	s.daddr.family = PF_FAMILY_IPV6;
 	roots_at(&s, rx | tx, buf, sizeof(buf));
-	EXPECT_STREQ("ipv6_rcv ip6_local_out ", buf);
+	EXPECT_STREQ("netif_receive_skb_core ipv6_rcv ip6_local_out ", buf);
 	memset(&s, 0, sizeof(s));
 	s.proto = 1;
 	roots_at(&s, rx | tx, buf, sizeof(buf));
-	EXPECT_STREQ("ip_rcv ip_local_out ", buf);
+	EXPECT_STREQ("netif_receive_skb_core ip_rcv ip_local_out ", buf);
 	s.proto = 58;
 	roots_at(&s, rx, buf, sizeof(buf));
-	EXPECT_STREQ("ipv6_rcv ", buf);
+	EXPECT_STREQ("netif_receive_skb_core ipv6_rcv ", buf);
 
 	/* Only the first @max, but the count of all. */
 	memset(&s, 0, sizeof(s));
-	EXPECT_EQ(10, pf_trace_roots(&s, l4 | rx | tx, r3, 3));
+	EXPECT_EQ(11, pf_trace_roots(&s, l4 | rx | tx, r3, 3));
 	EXPECT_STREQ("icmp_rcv", r3[2]);
 }
 

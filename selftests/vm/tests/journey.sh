@@ -515,11 +515,16 @@ core_case() {
 			ok "$name, port $port: rooted at netif_receive_skb_core, b's veth-ba" ;;
 		*) fail "$name, port $port: rooted at netif_receive_skb_core" "$(echo "$line" | cut -c1-200)" ;;
 		esac
-		for fn in packet_rcv tcf_classify; do
-			if g_has_func "$line" $fn; then
-				ok "$name, port $port: $fn inside"
+		# 5.10's ingress classifier is tcf_classify_ingress().
+		for fns in packet_rcv tcf_classify,tcf_classify_ingress; do
+			found=
+			for fn in $(echo $fns | tr , ' '); do
+				g_has_func "$line" $fn && found=$fn
+			done
+			if [ -n "$found" ]; then
+				ok "$name, port $port: $found inside"
 			else
-				fail "$name, port $port: $fn inside" "$(echo "$line" | cut -c1-600)"
+				fail "$name, port $port: $fns inside" "$(echo "$line" | cut -c1-600)"
 			fi
 		done
 		case $line in

@@ -189,27 +189,14 @@ static void notrace pf_core_list(struct list_head *head)
 	local_bh_enable();
 }
 
-static void notrace pf_core_one_entry(unsigned long ip, unsigned long parent_ip,
-				      struct ftrace_ops *op,
-				      struct pf_fregs *fregs)
+/* The ftrace sites of __netif_receive_skb() and the batch's function. */
+static unsigned long pf_core_one_ip, pf_core_list_ip;
+
+/* At the entry of either: should the call go on in ours instead? */
+static void notrace pf_core_entry(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *op, struct pf_fregs *fregs)
 {
 	struct pt_regs *regs = pf_get_regs(fregs);
-	struct pf_filter *f;
-
-	if (!regs)
-		return;
-	f = pf_core_filter();
-	if (f && pf_core_maybe(f, (struct sk_buff *)regs->di))
-		instruction_pointer_set(regs, (unsigned long)pf_core_receive);
-}
-
-static void notrace pf_core_list_entry(unsigned long ip,
-				       unsigned long parent_ip,
-				       struct ftrace_ops *op,
-				       struct pf_fregs *fregs)
-{
-	struct pt_regs *regs = pf_get_regs(fregs);
-	struct list_head *head;
 	struct sk_buff *skb;
 	struct pf_filter *f;
 
@@ -218,8 +205,13 @@ static void notrace pf_core_list_entry(unsigned long ip,
 	f = pf_core_filter();
 	if (!f)
 		return;
-	head = (struct list_head *)regs->di;
-	list_for_each_entry(skb, head, list) {
+	if (ip == pf_core_one_ip) {
+		if (pf_core_maybe(f, (struct sk_buff *)regs->di))
+			instruction_pointer_set(regs,
+						(unsigned long)pf_core_receive);
+		return;
+	}
+	list_for_each_entry(skb, (struct list_head *)regs->di, list) {
 		if (pf_core_maybe(f, skb)) {
 			instruction_pointer_set(regs,
 						(unsigned long)pf_core_list);
@@ -228,13 +220,12 @@ static void notrace pf_core_list_entry(unsigned long ip,
 	}
 }
 
-static struct ftrace_ops pf_core_one_ops = {
-	.func = pf_core_one_entry,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
-};
-
-static struct ftrace_ops pf_core_list_ops = {
-	.func = pf_core_list_entry,
+/*
+ * One ops for both functions: each ftrace_ops registered or removed is a
+ * pass over every ftrace record, and its removal waits for RCU tasks.
+ */
+static struct ftrace_ops pf_core_ops = {
+	.func = pf_core_entry,
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
 
@@ -262,30 +253,28 @@ static unsigned long pf_core_site(const char *name)
 	return addr;
 }
 
-/* Each ops on exactly one function: once per load. */
+/* The ops on exactly the two functions: once per load. */
 static int pf_core_filters(struct netlink_ext_ack *extack)
 {
-	static const char *const names[] = {
-		"__netif_receive_skb", "netif_receive_skb_list_internal",
-	};
-	struct ftrace_ops *ops[] = { &pf_core_one_ops, &pf_core_list_ops };
-	int i, ret = 0;
+	int ret;
 
 	if (pf_core_filtered)
 		return 0;
-	for (i = 0; i < ARRAY_SIZE(names) && !ret; i++) {
-		unsigned long ip = pf_core_site(names[i]);
-
-		ret = ip ? ftrace_set_filter_ip(ops[i], ip, 0, 1) : -ENOENT;
-	}
+	pf_core_one_ip = pf_core_site("__netif_receive_skb");
+	pf_core_list_ip = pf_core_site("netif_receive_skb_list_internal");
+	if (!pf_core_one_ip || !pf_core_list_ip)
+		ret = -ENOENT;
+	else
+		ret = ftrace_set_filter_ip(&pf_core_ops, pf_core_one_ip, 0, 1);
+	if (!ret)
+		ret = ftrace_set_filter_ip(&pf_core_ops, pf_core_list_ip, 0, 0);
 	if (ret) {
-		pr_warn("cannot hook %s with ftrace (%d): not traceable on this kernel?\n",
-			names[i - 1], ret);
+		pr_warn("cannot hook __netif_receive_skb and netif_receive_skb_list_internal with ftrace (%d): not traceable on this kernel?\n",
+			ret);
 		NL_SET_ERR_MSG(extack,
 			       "cannot hook the device receive (__netif_receive_skb, netif_receive_skb_list_internal) with ftrace: --at rx is not possible (see dmesg)");
-		/* Empty filters would mean every function: never kept. */
-		ftrace_set_filter(&pf_core_one_ops, NULL, 0, 1);
-		ftrace_set_filter(&pf_core_list_ops, NULL, 0, 1);
+		/* An empty filter would mean every function: never kept. */
+		ftrace_set_filter(&pf_core_ops, NULL, 0, 1);
 		return ret;
 	}
 	pf_core_filtered = true;
@@ -302,17 +291,11 @@ int pf_rxcore_install(struct netlink_ext_ack *extack)
 	ret = pf_core_filters(extack);
 	if (ret)
 		return ret;
-	ret = register_ftrace_function(&pf_core_one_ops);
-	if (ret)
-		goto busy;
-	ret = register_ftrace_function(&pf_core_list_ops);
-	if (ret) {
-		unregister_ftrace_function(&pf_core_one_ops);
-		goto busy;
+	ret = register_ftrace_function(&pf_core_ops);
+	if (!ret) {
+		pf_core_installed = true;
+		return 0;
 	}
-	pf_core_installed = true;
-	return 0;
-busy:
 	pr_warn("cannot register ftrace on the device receive (%d): another user changes those functions (livepatch, a BPF trampoline, a kprobe)?\n",
 		ret);
 	NL_SET_ERR_MSG(extack,
@@ -328,8 +311,7 @@ bool pf_rxcore_remove(void)
 {
 	if (!pf_core_installed)
 		return false;
-	unregister_ftrace_function(&pf_core_list_ops);
-	unregister_ftrace_function(&pf_core_one_ops);
+	unregister_ftrace_function(&pf_core_ops);
 	pf_core_installed = false;
 	return true;
 }
@@ -340,7 +322,6 @@ void pf_rxcore_exit(void)
 	if (!pf_core_filtered)
 		return;
 	/* Frees the filters' hashes (ftrace_free_filter() is 6.2+). */
-	ftrace_set_filter(&pf_core_one_ops, NULL, 0, 1);
-	ftrace_set_filter(&pf_core_list_ops, NULL, 0, 1);
+	ftrace_set_filter(&pf_core_ops, NULL, 0, 1);
 	pf_core_filtered = false;
 }

@@ -589,7 +589,7 @@ IBT_MODULE_TARGETS="pf_tr_arg0 pf_tr_truncating_open pf_tr_seq_write
 	pf_cmd_clear pf_exhausted_work_fn pf_stale_work_fn pf_stale_irq_work_fn
 	pf_ip_rcv pf_ip_list_rcv pf_ipv6_rcv pf_ipv6_list_rcv pf_rx_probe_rcv
 	pf_tx_hook pf_tx_net_init pf_tx_net_exit pf_kfree_probe pf_consume_probe
-	pf_core_one_entry pf_core_list_entry pf_core_receive pf_core_list"
+	pf_core_entry pf_core_receive pf_core_list"
 ibt_case() {
 	pf_insmod timing=1 || { fail "ibt: insmod"; return; }
 	# sk->sk_data_ready's default: an indirect-call target in every kernel.

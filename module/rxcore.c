@@ -37,17 +37,18 @@
  * frame, or received through netif_receive_skb_core() by another module)
  * is still traced by rx.c, from ip_rcv() on.
  *
- * The ftrace callbacks run with preemption off and ftrace's recursion
- * guard: they only read the filter and the packet's headers, reset the
- * network header (the core's own first step), and change the saved
- * instruction pointer. Our functions then run as the kernel's would have,
- * called from its caller, under its rcu_read_lock() and with BH off.
+ * The ftrace callback runs with preemption off (its own), without
+ * ftrace's recursion guard (it calls nothing it hooks): it only reads the
+ * filter and the packet's headers, resets the network header (the core's
+ * own first step), and changes the saved instruction pointer. Our
+ * functions then run as the kernel's would have, called from its caller,
+ * and take rcu_read_lock() and BH off themselves.
  * Removal: unregister_ftrace_function() waits for the callbacks, and the
  * caller's synchronize_net() for the calls already sent to our functions.
  *
  * Indirect calls (IBT): none made here; netif_receive_skb_core() and
- * netif_receive_skb_list() are direct calls. ftrace calls our callbacks
- * through the ops; their addresses are taken here, so they have ENDBR64.
+ * netif_receive_skb_list() are direct calls. ftrace calls our callback
+ * through the ops; its address is taken here, so it has ENDBR64.
  * Our functions are entered by the return of ftrace's trampoline (a RET,
  * which IBT does not check; livepatch relies on the same), and have
  * ENDBR64 anyway (their addresses are taken).
@@ -62,12 +63,19 @@
 
 #include "internal.h"
 
+/*
+ * 5.11 gave callbacks a struct ftrace_regs, and turned the flag that says
+ * "this callback needs no recursion guard of ftrace's" from RECURSION_SAFE
+ * into RECURSION. Ours needs none: it calls nothing it hooks.
+ */
 #ifdef PF_FTRACE_REGS
 #define pf_fregs ftrace_regs
 #define pf_get_regs(fregs) ftrace_get_regs(fregs)
+#define PF_FTRACE_OWN_RECURSION FTRACE_OPS_FL_RECURSION
 #else
 #define pf_fregs pt_regs
 #define pf_get_regs(regs) (regs)
+#define PF_FTRACE_OWN_RECURSION FTRACE_OPS_FL_RECURSION_SAFE
 #endif
 
 /* While this CPU passes a batch on to the kernel: no second look. */
@@ -109,7 +117,10 @@ static bool notrace pf_core_maybe(struct pf_filter *f, struct sk_buff *skb)
 	return pf_filter_match(f, skb, &key);
 }
 
-/* The filter, if it traces at rx and the gate may open here. */
+/*
+ * The filter, if it traces at rx and the gate may open here. Preemption
+ * off (the callback's, without ftrace's guard around it).
+ */
 static __always_inline struct pf_filter *pf_core_filter(void)
 {
 	struct pf_filter *f;
@@ -202,22 +213,25 @@ static void notrace pf_core_entry(unsigned long ip, unsigned long parent_ip,
 
 	if (!regs)
 		return;
+	preempt_disable_notrace();
 	f = pf_core_filter();
 	if (!f)
-		return;
+		goto out;
 	if (ip == pf_core_one_ip) {
 		if (pf_core_maybe(f, (struct sk_buff *)regs->di))
 			instruction_pointer_set(regs,
 						(unsigned long)pf_core_receive);
-		return;
+		goto out;
 	}
 	list_for_each_entry(skb, (struct list_head *)regs->di, list) {
 		if (pf_core_maybe(f, skb)) {
 			instruction_pointer_set(regs,
 						(unsigned long)pf_core_list);
-			return;
+			break;
 		}
 	}
+out:
+	preempt_enable_notrace();
 }
 
 /*
@@ -226,7 +240,8 @@ static void notrace pf_core_entry(unsigned long ip, unsigned long parent_ip,
  */
 static struct ftrace_ops pf_core_ops = {
 	.func = pf_core_entry,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY |
+		 PF_FTRACE_OWN_RECURSION,
 };
 
 /*

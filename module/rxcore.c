@@ -64,18 +64,29 @@
 #include "internal.h"
 
 /*
- * 5.11 gave callbacks a struct ftrace_regs, and turned the flag that says
- * "this callback needs no recursion guard of ftrace's" from RECURSION_SAFE
- * into RECURSION. Ours needs none: it calls nothing it hooks.
+ * The callback's first argument, and the address it sends the call on to.
+ * From 5.11 a callback gets a struct ftrace_regs with the argument
+ * registers only (cheaper to save than a pt_regs; livepatch changes the
+ * instruction pointer in it the same way), with accessors renamed in 6.x;
+ * 5.10 gives the pt_regs that FTRACE_OPS_FL_SAVE_REGS asks for. Our
+ * callback needs no recursion guard of ftrace's (it calls nothing it
+ * hooks): from 5.11 that is the default, 5.10 wants RECURSION_SAFE.
  */
-#ifdef PF_FTRACE_REGS
+#if defined(PF_FTRACE_REGS_ACCESSORS)
 #define pf_fregs ftrace_regs
-#define pf_get_regs(fregs) ftrace_get_regs(fregs)
-#define PF_FTRACE_OWN_RECURSION FTRACE_OPS_FL_RECURSION
+#define pf_arg0(fregs) ftrace_regs_get_argument(fregs, 0)
+#define pf_set_ip(fregs, ip) ftrace_regs_set_instruction_pointer(fregs, ip)
+#define PF_FTRACE_FLAGS 0
+#elif defined(PF_FTRACE_REGS)
+#define pf_fregs ftrace_regs
+#define pf_arg0(fregs) ((fregs)->regs.di)
+#define pf_set_ip(fregs, ip) ftrace_instruction_pointer_set(fregs, ip)
+#define PF_FTRACE_FLAGS 0
 #else
 #define pf_fregs pt_regs
-#define pf_get_regs(regs) (regs)
-#define PF_FTRACE_OWN_RECURSION FTRACE_OPS_FL_RECURSION_SAFE
+#define pf_arg0(regs) ((regs)->di)
+#define pf_set_ip(regs, ip) instruction_pointer_set(regs, ip)
+#define PF_FTRACE_FLAGS (FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION_SAFE)
 #endif
 
 /* While this CPU passes a batch on to the kernel: no second look. */
@@ -207,26 +218,21 @@ static unsigned long pf_core_one_ip, pf_core_list_ip;
 static void notrace pf_core_entry(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op, struct pf_fregs *fregs)
 {
-	struct pt_regs *regs = pf_get_regs(fregs);
 	struct sk_buff *skb;
 	struct pf_filter *f;
 
-	if (!regs)
-		return;
 	preempt_disable_notrace();
 	f = pf_core_filter();
 	if (!f)
 		goto out;
 	if (ip == pf_core_one_ip) {
-		if (pf_core_maybe(f, (struct sk_buff *)regs->di))
-			instruction_pointer_set(regs,
-						(unsigned long)pf_core_receive);
+		if (pf_core_maybe(f, (struct sk_buff *)pf_arg0(fregs)))
+			pf_set_ip(fregs, (unsigned long)pf_core_receive);
 		goto out;
 	}
-	list_for_each_entry(skb, (struct list_head *)regs->di, list) {
+	list_for_each_entry(skb, (struct list_head *)pf_arg0(fregs), list) {
 		if (pf_core_maybe(f, skb)) {
-			instruction_pointer_set(regs,
-						(unsigned long)pf_core_list);
+			pf_set_ip(fregs, (unsigned long)pf_core_list);
 			break;
 		}
 	}
@@ -240,8 +246,7 @@ out:
  */
 static struct ftrace_ops pf_core_ops = {
 	.func = pf_core_entry,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY |
-		 PF_FTRACE_OWN_RECURSION,
+	.flags = FTRACE_OPS_FL_IPMODIFY | PF_FTRACE_FLAGS,
 };
 
 /*

@@ -430,7 +430,7 @@ tr_snap_case() {
 
 # The default scope of tool/trace_scope.c (pf_trace_default_scope), for
 # writing it to set_ftrace_filter as globs.
-TR_SCOPE='__netif_* netif_* __dev_queue_xmit dev_queue_xmit* dev_hard_start_xmit validate_xmit_* sch_* __qdisc_* qdisc_* pfifo_* fq_codel_* veth_* virtnet_* start_xmit loopback_xmit eth_* br_* dev_forward_skb* __dev_forward_skb* enqueue_to_backlog tcp_* __tcp_* udp* __udp* icmp* ping_* ip_* __ip_* ipv4_* ip6_* __ip6_* ipv6_* fib_* fib6_* rt6_* dst_* neigh_* inet_* __inet_* inet6_* __inet6_* sock_* __sock_* sk_* __sk_* lock_sock* release_sock __release_sock __wake_up* nf_* __nf_* nft_* xfrm* __xfrm* security_* selinux_* apparmor_* skb_* __skb_* kfree_skb* consume_skb __alloc_skb kmem_cache_alloc* kmem_cache_free kmalloc* __kmalloc* kfree _raw_spin_lock* _raw_spin_unlock*'
+TR_SCOPE='__netif_* netif_* __dev_queue_xmit dev_queue_xmit* dev_hard_start_xmit validate_xmit_* sch_* __qdisc_* qdisc_* pfifo_* fq_codel_* veth_* virtnet_* start_xmit loopback_xmit eth_* br_* dev_forward_skb* __dev_forward_skb* enqueue_to_backlog deliver_skb packet_rcv tpacket_rcv tcf_* tcx_* *_classify vlan_* __vlan_* do_xdp_generic tcp_* __tcp_* udp* __udp* icmp* ping_* ip_* __ip_* ipv4_* ip6_* __ip6_* ipv6_* fib_* fib6_* rt6_* dst_* neigh_* inet_* __inet_* inet6_* __inet6_* sock_* __sock_* sk_* __sk_* lock_sock* release_sock __release_sock __wake_up* nf_* __nf_* nft_* xfrm* __xfrm* security_* selinux_* apparmor_* skb_* __skb_* kfree_skb* consume_skb __alloc_skb kmem_cache_alloc* kmem_cache_free kmalloc* __kmalloc* kfree _raw_spin_lock* _raw_spin_unlock*'
 
 # tr_wait_ready FILE PID: until FILE has pktfilt trace's ready line (60 s
 # at most, or PID gone).

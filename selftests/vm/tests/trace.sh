@@ -197,6 +197,10 @@ tr_format() {
 		esac
 		expect_eq "$name: one $p $sa packet" "$n" 1
 		expect_eq "$name: $p $sa graph rooted at $root" "$r" 1
+		if [ "$r" != 1 ] && [ "$fmt" = text ]; then
+			# What came instead: the packet's header and first lines.
+			grep -F -A6 ": $tup ifindex " $TR/out | cut -c1-160 | sed 's/^/#   | /'
+		fi
 	done
 	if grep -q INCOMPLETE $TR/out; then
 		fail "$name: all complete" "$(grep INCOMPLETE $TR/out)"

@@ -2,9 +2,10 @@
 /*
  * pktfilt: the complete function_graph of exactly the packets you name.
  *
- * Loading hooks nothing. A filter set over generic netlink wraps the
- * protocol receive handlers it needs; for a matching packet the current CPU
- * is traced for exactly the duration of the original handler (gate.c).
+ * Loading hooks nothing. A filter set over generic netlink hooks the
+ * stages it traces (l4: hooks.c, rx: rxcore.c and rx.c, tx: tx.c); for a
+ * matching packet the current CPU is traced for exactly the duration of
+ * the stage's root function (gate.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

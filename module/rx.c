@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The rx stage: IP receive, wrapped at the protocol dispatch.
+ * The rx stage at IP receive, wrapped at the protocol dispatch: for the
+ * packets rxcore.c did not take at the device (a VLAN tag still in the
+ * frame, skbs from pfmemalloc reserves, callers of
+ * netif_receive_skb_core()), and the rx key both use (pf_rx_key()). A
+ * packet rxcore.c traces passes here with the gate open: it is inside
+ * that graph.
  *
  * __netif_receive_skb_core() hands an IPv4 packet to the kernel's
  * ETH_P_IP packet_type, ip_packet_type: ->func (ip_rcv()) one skb at a
@@ -28,9 +33,8 @@
  * replaced our wrapper meanwhile, it may still call it: pktfilt then stays
  * loaded (pinned), as hooks.c does for the protocol slots.
  *
- * What is not in an rx graph: the device's own receive (driver, GRO,
- * XDP), taps (tcpdump), tc ingress and bridge/VLAN handling, which run
- * before the protocol dispatch; a packet dropped there never reaches it.
+ * A graph begun here lacks what ran before the protocol dispatch (taps,
+ * tc ingress, bridge/VLAN handling), which rxcore.c's graphs hold.
  *
  * Indirect calls (IBT): r->func and r->list_func, the kernel's ip_rcv(),
  * ip_list_rcv(), ipv6_rcv() and ipv6_list_rcv() (names checked at

@@ -471,19 +471,15 @@ static bool readable_before(int fd, long long deadline)
 	}
 }
 
-static int udp_listen(const struct opts *o)
+/*
+ * Says it is ready (--ready FILE), then receives on @fd until --count
+ * messages came or @deadline passed; closes @fd. Returns how many came.
+ */
+static unsigned long ready_and_count(const struct opts *o, int fd,
+				     long long deadline)
 {
-	long long deadline = now_ms() + (long long)o->timeout_s * 1000;
-	unsigned long received = 0;
-	struct addr local;
-	char buf[65536];
-	int fd;
-
-	make_addr(&local, o->family, o->src, o->port);
-	fd = open_socket(o, SOCK_DGRAM, 0);
-	set_int_opt(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR");
-	if (bind(fd, (struct sockaddr *)&local.ss, local.len) < 0)
-		die_errno("bind %s port %u", o->src ? o->src : "(any)", o->port);
+	unsigned long n = 0;
+	static char buf[65536];
 
 	if (o->ready) {
 		int rfd = open(o->ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -492,8 +488,7 @@ static int udp_listen(const struct opts *o)
 			die_errno("create %s", o->ready);
 		close(rfd);
 	}
-
-	while (received < o->count) {
+	while (n < o->count) {
 		if (!readable_before(fd, deadline))
 			break;
 		if (recv(fd, buf, sizeof(buf), 0) < 0) {
@@ -501,9 +496,26 @@ static int udp_listen(const struct opts *o)
 				continue;
 			die_errno("recv");
 		}
-		received++;
+		n++;
 	}
 	close(fd);
+	return n;
+}
+
+static int udp_listen(const struct opts *o)
+{
+	long long deadline = now_ms() + (long long)o->timeout_s * 1000;
+	unsigned long received;
+	struct addr local;
+	int fd;
+
+	make_addr(&local, o->family, o->src, o->port);
+	fd = open_socket(o, SOCK_DGRAM, 0);
+	set_int_opt(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR");
+	if (bind(fd, (struct sockaddr *)&local.ss, local.len) < 0)
+		die_errno("bind %s port %u", o->src ? o->src : "(any)", o->port);
+
+	received = ready_and_count(o, fd, deadline);
 	printf("received %lu\n", received);
 	return received == o->count ? 0 : 2;
 }
@@ -511,9 +523,7 @@ static int udp_listen(const struct opts *o)
 static int tap(const struct opts *o)
 {
 	long long deadline = now_ms() + (long long)o->timeout_s * 1000;
-	unsigned long tapped = 0;
 	struct sockaddr_ll sll;
-	char buf[65536];
 	int fd;
 
 	if (!o->dev)
@@ -529,25 +539,7 @@ static int tap(const struct opts *o)
 		die_errno("socket(AF_PACKET)");
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
 		die_errno("bind to %s", o->dev);
-	if (o->ready) {
-		int rfd = open(o->ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		if (rfd < 0)
-			die_errno("create %s", o->ready);
-		close(rfd);
-	}
-	while (tapped < o->count) {
-		if (!readable_before(fd, deadline))
-			break;
-		if (recv(fd, buf, sizeof(buf), 0) < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			die_errno("recv");
-		}
-		tapped++;
-	}
-	close(fd);
-	printf("tapped %lu\n", tapped);
+	printf("tapped %lu\n", ready_and_count(o, fd, deadline));
 	return 0;
 }
 

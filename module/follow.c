@@ -109,6 +109,17 @@ u64 notrace pf_follow_add(const struct sk_buff *skb, u32 fp, u32 filter_id,
 	return id;
 }
 
+/* The entry holding @skb's address, or -1; read without the lock. */
+static int notrace pf_follow_slot(const struct sk_buff *skb)
+{
+	int i;
+
+	for (i = 0; i < PF_FOLLOW_MAX; i++)
+		if (READ_ONCE(pf_follow[i].skb) == skb)
+			return i;
+	return -1;
+}
+
 /*
  * The id of the followed packet @skb of filter @filter_id, now at @stage
  * in @netns, or 0. Called by the hooks when pf_follow_n is not 0, once per
@@ -126,10 +137,8 @@ u64 notrace pf_follow_find(const struct sk_buff *skb, u8 family,
 	u32 fp = 0;
 	int i;
 
-	for (i = 0; i < PF_FOLLOW_MAX; i++)
-		if (READ_ONCE(pf_follow[i].skb) == skb)
-			break;
-	if (i == PF_FOLLOW_MAX)
+	i = pf_follow_slot(skb);
+	if (i < 0)
 		return 0;
 	fp = pf_key_fingerprint(skb, family);
 	raw_spin_lock_irqsave(&pf_follow_lock, flags);
@@ -155,12 +164,7 @@ u64 notrace pf_follow_find(const struct sk_buff *skb, u8 family,
  */
 bool notrace pf_follow_known(const struct sk_buff *skb)
 {
-	int i;
-
-	for (i = 0; i < PF_FOLLOW_MAX; i++)
-		if (READ_ONCE(pf_follow[i].skb) == skb)
-			return true;
-	return false;
+	return pf_follow_slot(skb) >= 0;
 }
 
 /* Is a packet of filter @filter_id still on its way? */

@@ -2,9 +2,20 @@
 /*
  * The copy of available_filter_functions kept between runs (funcs_cache.h).
  *
- * File format: one header line, "pktfilt-functions 1 KEY LENGTH\n" (KEY 16
- * hex digits, LENGTH in bytes), then the list as the kernel printed it.
- * Its numbers are only a hint: what they select is read back from
+ * File format: a line "pktfilt-functions 2", then segments, each a line
+ * "segment KEY LINES BYTES NAME" (KEY 16 hex digits) and its BYTES of
+ * list, LINES lines as the kernel printed them. NAME is "vmlinux" for the
+ * kernel's own functions, else the module's.
+ *
+ * A segment's key hashes what its functions depend on: the kernel's
+ * version string and build ID (/sys/kernel/notes), a module's name, size
+ * and build ID (/sys/module/NAME/notes); where a build ID cannot be read,
+ * this boot and the module's address instead, as good as a copy in /run.
+ * The order of the segments is the order of /proc/modules, backwards:
+ * ftrace adds a module's records at the end of its list when the module
+ * loads, and the kernel lists the last loaded module first.
+ *
+ * The numbers are only a hint: what they select is read back from
  * set_ftrace_filter by the caller, so a stale or damaged copy costs a
  * second write, never a wrong filter. Functions named alike (static
  * functions of several files) are the one thing a read-back by name cannot
@@ -23,8 +34,12 @@
 
 #include "funcs_cache.h"
 
-#define HEADER_FMT	"pktfilt-functions 1 %016" PRIx64 " %zu\n"
-#define HEADER_MAX	64
+#define MAGIC		"pktfilt-functions 2\n"
+#define SEG_FMT		"segment %016" PRIx64 " %zu %zu %s\n"
+#define SEG_HEAD_MAX	128
+#define FNV_BASIS	0xcbf29ce484222325ull
+/* /proc/modules of today: some 60 bytes a module. */
+#define MODULES_MAX	(1u << 20)
 
 int pf_fcache_path(char *buf, size_t len)
 {
@@ -39,87 +54,353 @@ int pf_fcache_path(char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-static uint64_t fnv(uint64_t h, const char *p, size_t n)
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
+	const unsigned char *c = p;
+
 	while (n--) {
-		h ^= (unsigned char)*p++;
+		h ^= *c++;
 		h *= 0x100000001b3ull;
 	}
 	return h;
 }
 
 /*
- * Hashes @path's first 64 KiB ("-" when it cannot be read): more is not
- * needed for a hint (a /proc/modules of 150 modules takes 12 KiB).
+ * Reads at most @max bytes of @dir@rel into a new NUL-terminated *@out:
+ * the count, or -errno.
  */
-static uint64_t hash_file(uint64_t h, const char *path, bool modules)
+static ssize_t read_file(const char *dir, const char *rel, size_t max,
+			 char **out)
 {
-	char buf[65536], *line, *next;
-	ssize_t n, done = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char path[768];
+	size_t done = 0, cap = 4096;
+	char *buf;
+	int fd;
 
+	*out = NULL;
+	if ((size_t)snprintf(path, sizeof(path), "%s%s", dir, rel) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fnv(h, "-", 1);
-	while (done < (ssize_t)sizeof(buf) - 1) {
-		n = read(fd, buf + done, sizeof(buf) - 1 - (size_t)done);
+		return -errno;
+	buf = malloc(cap + 1);
+	while (buf) {
+		ssize_t n;
+
+		if (done == cap) {
+			char *nb = cap >= max ? NULL : realloc(buf, cap * 2 + 1);
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				errno = cap >= max ? EFBIG : ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + done, cap - done);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n < 0) {
+			free(buf);
+			buf = NULL;
 			break;
-		done += n;
+		}
+		if (!n)
+			break;
+		done += (size_t)n;
+	}
+	if (!buf) {
+		int err = -errno;
+
+		close(fd);
+		return err;
 	}
 	close(fd);
 	buf[done] = '\0';
-	if (!modules)
-		return fnv(fnv(h, buf, (size_t)done), "\n", 1);
-	/*
-	 * /proc/modules: "name size refs users state address [taints]".
-	 * The references change with use (a netfilter rule, a socket), the
-	 * functions do not: name, size, state and address are kept.
-	 */
-	for (line = buf; line && *line; line = next) {
-		char *f[6], *save = NULL;
-		int i, j;
+	*out = buf;
+	return (ssize_t)done;
+}
 
+/* Hashes @dir@rel (up to 64 KiB) into *@h: false if it cannot be read. */
+static bool hash_file(uint64_t *h, const char *dir, const char *rel)
+{
+	char *buf;
+	ssize_t n = read_file(dir, rel, 65536, &buf);
+
+	if (n <= 0) {
+		free(buf);
+		return false;
+	}
+	*h = fnv(fnv(*h, buf, (size_t)n), "\n", 1);
+	free(buf);
+	return true;
+}
+
+static bool good_name(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n || n >= sizeof(((struct pf_fcache_seg *)0)->name))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!(s[i] == '_' || s[i] == '-' ||
+		      (s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z')))
+			return false;
+	return true;
+}
+
+static int state_add(struct pf_fcache_state *st, const char *name,
+		     uint64_t key)
+{
+	struct pf_fcache_seg *ns;
+
+	ns = realloc(st->seg, (st->nseg + 1) * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	st->seg = ns;
+	snprintf(ns[st->nseg].name, sizeof(ns[st->nseg].name), "%s", name);
+	ns[st->nseg++].key = key;
+	return 0;
+}
+
+void pf_fcache_state_free(struct pf_fcache_state *st)
+{
+	free(st->seg);
+	st->seg = NULL;
+	st->nseg = 0;
+}
+
+/*
+ * The modules of /proc/modules ("name size refs users state address
+ * [taints]"), last loaded first: into @st backwards, so first loaded first.
+ */
+static int state_modules(const char *sysroot, uint64_t boot,
+			 struct pf_fcache_state *st)
+{
+	char *buf, *line, *next, **lines = NULL;
+	size_t n = 0, cap = 0, i;
+	ssize_t len;
+	int err = 0;
+
+	len = read_file(sysroot, "/proc/modules", MODULES_MAX, &buf);
+	if (len == -ENOENT)
+		return 0;	/* no module support */
+	if (len < 0)
+		return (int)len;
+	for (line = buf; *line; line = next) {
 		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		for (i = 0; i < 6; i++) {
-			f[i] = strtok_r(i ? NULL : line, " ", &save);
-			if (!f[i])
+		if (!next)
+			break;	/* cut short: not ours to guess */
+		*next++ = '\0';
+		if (n == cap) {
+			char **nl;
+
+			cap = cap ? cap * 2 : 256;
+			nl = realloc(lines, cap * sizeof(*nl));
+			if (!nl) {
+				err = -ENOMEM;
+				goto out;
+			}
+			lines = nl;
+		}
+		lines[n++] = line;
+	}
+	for (i = n; i-- > 0 && !err; ) {
+		char *f[6], *save = NULL, rel[160];
+		uint64_t h = FNV_BASIS;
+		int j;
+
+		for (j = 0; j < 6; j++) {
+			f[j] = strtok_r(j ? NULL : lines[i], " ", &save);
+			if (!f[j])
 				break;
 		}
-		for (j = 0; j < i; j++) {
-			if (j == 2 || j == 3)
-				continue;
-			h = fnv(fnv(h, f[j], strlen(f[j])), " ", 1);
+		if (j < 6 || !good_name(f[0], strlen(f[0]))) {
+			err = -EINVAL;
+			break;
 		}
-		h = fnv(h, "\n", 1);
+		if (strcmp(f[4], "Live")) {
+			err = -EAGAIN;	/* its init functions come and go */
+			break;
+		}
+		h = fnv(fnv(h, f[0], strlen(f[0]) + 1), f[1], strlen(f[1]) + 1);
+		snprintf(rel, sizeof(rel), "/sys/module/%s/notes/.note.gnu.build-id",
+			 f[0]);
+		if (!hash_file(&h, sysroot, rel))
+			h = fnv(fnv(h, &boot, sizeof(boot)), f[5], strlen(f[5]));
+		err = state_add(st, f[0], h);
 	}
-	return h;
+out:
+	free(lines);
+	free(buf);
+	return err;
 }
 
-uint64_t pf_fcache_key(const char *root)
+int pf_fcache_state(const char *sysroot, const char *tracefs,
+		    struct pf_fcache_state *st)
 {
-	char path[512];
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t boot = FNV_BASIS, h = FNV_BASIS;
+	char *buf;
+	int err;
 
-	h = hash_file(h, "/proc/sys/kernel/random/boot_id", false);
-	h = hash_file(h, "/proc/modules", true);
-	if ((size_t)snprintf(path, sizeof(path), "%s/dyn_ftrace_total_info",
-			     root) < sizeof(path))
-		h = hash_file(h, path, false);
-	return h;
+	memset(st, 0, sizeof(*st));
+	st->total = -1;
+	hash_file(&boot, sysroot, "/proc/sys/kernel/random/boot_id");
+	h = fnv(h, "vmlinux", 8);
+	hash_file(&h, sysroot, "/proc/version");
+	if (!hash_file(&h, sysroot, "/sys/kernel/notes"))
+		h = fnv(h, &boot, sizeof(boot));
+	err = state_add(st, "vmlinux", h);
+	if (!err)
+		err = state_modules(sysroot, boot, st);
+	if (err) {
+		pf_fcache_state_free(st);
+		return err;
+	}
+	/* "RECORDS pages:N groups: N": the first, ftrace's count. */
+	if (read_file(tracefs, "/dyn_ftrace_total_info", 4096, &buf) > 0) {
+		char *end;
+		long long v = strtoll(buf, &end, 10);
+
+		if (end != buf && v >= 0 && (*end == ' ' || *end == '\n'))
+			st->total = v;
+	}
+	free(buf);
+	return 0;
 }
 
-int pf_fcache_load(const char *path, uint64_t key, char **out, size_t *len)
+bool pf_fcache_state_eq(const struct pf_fcache_state *a,
+			const struct pf_fcache_state *b)
 {
-	char head[HEADER_MAX + 1], *buf, *nl;
-	uint64_t k;
-	size_t body, hlen, done = 0;
+	size_t i;
+
+	if (a->nseg != b->nseg || a->total != b->total)
+		return false;
+	for (i = 0; i < a->nseg; i++)
+		if (a->seg[i].key != b->seg[i].key ||
+		    strcmp(a->seg[i].name, b->seg[i].name))
+			return false;
+	return true;
+}
+
+/* A segment of a copy, pointing into its buffer. */
+struct seg_ref {
+	char name[64];
+	uint64_t key;
+	size_t lines, bytes;
+	const char *body;
+};
+
+static bool parse_num(const char **p, const char *end, size_t *v, int base)
+{
+	const char *s = *p;
+	size_t x = 0;
+	int digits = 0;
+
+	while (s < end && *s != ' ') {
+		int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else
+			return false;
+		if (++digits > (base == 16 ? 16 : 12))
+			return false;
+		x = x * (size_t)base + (size_t)d;
+		s++;
+	}
+	if (!digits || s == end)
+		return false;
+	*v = x;
+	*p = s + 1;
+	return true;
+}
+
+/*
+ * The segments of the copy in @buf (@len bytes): 0 with *@out (free() it)
+ * and *@n, or -EINVAL when it is not a copy this code wrote.
+ */
+static int parse_copy(const char *buf, size_t len, struct seg_ref **out,
+		      size_t *n)
+{
+	const char *p = buf + strlen(MAGIC), *end = buf + len;
+	struct seg_ref *refs = NULL;
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (len < strlen(MAGIC) || memcmp(buf, MAGIC, strlen(MAGIC)))
+		return -EINVAL;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p) < SEG_HEAD_MAX ?
+				       (size_t)(end - p) : SEG_HEAD_MAX);
+		char canon[SEG_HEAD_MAX + 1];
+		struct seg_ref r;
+		const char *q = p + 8, *b, *c;
+		size_t key, lines = 0;
+
+		if (!nl || nl - p < 8 || memcmp(p, "segment ", 8) ||
+		    !parse_num(&q, nl, &key, 16) ||
+		    !parse_num(&q, nl, &r.lines, 10) ||
+		    !parse_num(&q, nl, &r.bytes, 10) ||
+		    !good_name(q, (size_t)(nl - q)))
+			goto bad;
+		memcpy(r.name, q, (size_t)(nl - q));
+		r.name[nl - q] = '\0';
+		r.key = key;
+		/* One spelling only: what SEG_FMT writes. */
+		if ((size_t)snprintf(canon, sizeof(canon), SEG_FMT, r.key,
+				     r.lines, r.bytes, r.name) !=
+		    (size_t)(nl - p) + 1 || memcmp(canon, p, (size_t)(nl - p) + 1))
+			goto bad;
+		b = nl + 1;
+		if (r.bytes > (size_t)(end - b) || memchr(b, '\0', r.bytes) ||
+		    (r.bytes && b[r.bytes - 1] != '\n'))
+			goto bad;
+		for (c = b; (c = memchr(c, '\n', (size_t)(b + r.bytes - c)));
+		     c++)
+			lines++;
+		if (lines != r.lines)
+			goto bad;
+		r.body = b;
+		if (*n == cap) {
+			struct seg_ref *nr;
+
+			cap = cap ? cap * 2 : 64;
+			nr = realloc(refs, cap * sizeof(*nr));
+			if (!nr) {
+				free(refs);
+				return -ENOMEM;
+			}
+			refs = nr;
+		}
+		refs[(*n)++] = r;
+		p = b + r.bytes;
+	}
+	*out = refs;
+	return 0;
+bad:
+	free(refs);
+	*n = 0;
+	return -EINVAL;
+}
+
+/* The copy at @path, whole, if it may be used: 0 or -errno. */
+static int read_copy(const char *path, char **out, size_t *len)
+{
 	struct stat st;
-	int fd, err = 0;
+	size_t done = 0;
+	char *buf;
+	int fd;
 
+	*out = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
@@ -140,40 +421,98 @@ int pf_fcache_load(const char *path, uint64_t key, char **out, size_t *len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			err = n ? -errno : -EINVAL;	/* shrank meanwhile */
-			break;
+			int err = n ? -errno : -EINVAL;	/* shrank meanwhile */
+
+			close(fd);
+			free(buf);
+			return err;
 		}
 		done += (size_t)n;
 	}
 	close(fd);
+	buf[done] = '\0';
+	*out = buf;
+	*len = done;
+	return 0;
+}
+
+static const struct seg_ref *find_ref(const struct seg_ref *refs, size_t n,
+				      const struct pf_fcache_seg *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (refs[i].key == s->key && !strcmp(refs[i].name, s->name))
+			return &refs[i];
+	return NULL;
+}
+
+int pf_fcache_load(const char *path, const struct pf_fcache_state *st,
+		   char **out, size_t *len)
+{
+	const struct seg_ref **use = NULL;
+	struct seg_ref *refs;
+	size_t nrefs, i, bytes = 0, lines = 0;
+	char *buf, *list, *p;
+	size_t flen;
+	int err;
+
+	*out = NULL;
+	err = read_copy(path, &buf, &flen);
+	if (err)
+		return err;
+	err = parse_copy(buf, flen, &refs, &nrefs);
 	if (err) {
 		free(buf);
 		return err;
 	}
-	buf[done] = '\0';
-	nl = memchr(buf, '\n', done < HEADER_MAX ? done : HEADER_MAX);
-	if (!nl) {
-		free(buf);
-		return -EINVAL;
+	use = calloc(st->nseg ? st->nseg : 1, sizeof(*use));
+	if (!use)
+		err = -ENOMEM;
+	for (i = 0; !err && i < st->nseg; i++) {
+		use[i] = find_ref(refs, nrefs, &st->seg[i]);
+		if (!use[i]) {
+			err = -ESTALE;
+			break;
+		}
+		bytes += use[i]->bytes;
+		lines += use[i]->lines;
 	}
-	hlen = (size_t)(nl - buf) + 1;
-	memcpy(head, buf, hlen);
-	head[hlen] = '\0';
-	if (sscanf(head, "pktfilt-functions 1 %16" SCNx64 " %zu\n", &k,
-		   &body) != 2 || hlen != (size_t)snprintf(NULL, 0, HEADER_FMT,
-							  k, body) ||
-	    body != done - hlen) {
-		free(buf);
-		return -EINVAL;
+	if (!err && st->total >= 0 && lines != (size_t)st->total)
+		err = -ESTALE;
+	if (!err && !(list = malloc(bytes + 1)))
+		err = -ENOMEM;
+	if (!err) {
+		for (i = 0, p = list; i < st->nseg; i++) {
+			memcpy(p, use[i]->body, use[i]->bytes);
+			p += use[i]->bytes;
+		}
+		*p = '\0';
+		*out = list;
+		*len = bytes;
 	}
-	if (k != key) {
-		free(buf);
-		return -ESTALE;
+	free(use);
+	free(refs);
+	free(buf);
+	return err;
+}
+
+/* The module a line names ("func [mod]"): its name and length, or NULL. */
+static const char *line_mod(const char *line, size_t len, size_t *mlen)
+{
+	size_t i;
+
+	if (len < 5 || line[len - 1] != ']')
+		return NULL;
+	for (i = len - 1; i-- > 1; ) {
+		if (line[i] == '[') {
+			if (line[i - 1] != ' ')
+				return NULL;
+			*mlen = len - 2 - i;
+			return line + i + 1;
+		}
 	}
-	memmove(buf, buf + hlen, body + 1);
-	*out = buf;
-	*len = body;
-	return 0;
+	return NULL;
 }
 
 static int write_all(int fd, const char *p, size_t n)
@@ -191,30 +530,140 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-int pf_fcache_store(const char *path, uint64_t key, const char *buf,
-		    size_t len)
+static int write_seg(int fd, const char *name, uint64_t key, size_t lines,
+		     const char *body, size_t bytes)
 {
-	char tmp[4200], head[HEADER_MAX + 1];
-	int fd, err;
+	char head[SEG_HEAD_MAX + 1];
+	int err;
 
-	if (len > PF_FCACHE_MAX - HEADER_MAX)
-		return -EFBIG;
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%ld", path,
-			     (long)getpid()) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	snprintf(head, sizeof(head), HEADER_FMT, key, len);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		  0600);
-	if (fd < 0)
-		return -errno;
+	snprintf(head, sizeof(head), SEG_FMT, key, lines, bytes, name);
 	err = write_all(fd, head, strlen(head));
-	if (!err)
-		err = write_all(fd, buf, len);
+	return err ? err : write_all(fd, body, bytes);
+}
+
+/* Opens @tmp for a new copy, making its directories (0755) if missing. */
+static int open_new(const char *tmp)
+{
+	int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
+	int fd = open(tmp, flags, 0600);
+	char dir[4200], *slash;
+
+	if (fd >= 0 || errno != ENOENT)
+		return fd < 0 ? -errno : fd;
+	snprintf(dir, sizeof(dir), "%s", tmp);
+	for (slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return -errno;
+		*slash = '/';
+	}
+	fd = open(tmp, flags, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
+int pf_fcache_store(const char *path, const struct pf_fcache_state *st,
+		    const char *buf, size_t len)
+{
+	size_t *from = NULL, *to = NULL, *nlines = NULL, lines = 0, cur = 0;
+	struct seg_ref *old = NULL;
+	size_t nold = 0, i, kept = 0, oldlen;
+	const char *p = buf, *end = buf + len;
+	char tmp[4200], *oldbuf = NULL;
+	int fd = -1, err = 0;
+
+	if (!st->nseg || len > PF_FCACHE_MAX - SEG_HEAD_MAX * st->nseg)
+		return -EFBIG;
+	if (len && buf[len - 1] != '\n')
+		return -EINVAL;
+	if (memchr(buf, '\0', len))
+		return -EINVAL;
+	from = calloc(st->nseg, sizeof(*from));
+	to = calloc(st->nseg, sizeof(*to));
+	nlines = calloc(st->nseg, sizeof(*nlines));
+	if (!from || !to || !nlines) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/*
+	 * Split at each module's first line. A line naming no module (a
+	 * record without a symbol) stays with the lines before it.
+	 */
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t mlen = 0;
+		const char *mod = line_mod(p, (size_t)(nl - p), &mlen);
+
+		if (mod && (cur == 0 || strlen(st->seg[cur].name) != mlen ||
+			    memcmp(st->seg[cur].name, mod, mlen))) {
+			size_t j;
+
+			for (j = cur + 1; j < st->nseg; j++)
+				if (strlen(st->seg[j].name) == mlen &&
+				    !memcmp(st->seg[j].name, mod, mlen))
+					break;
+			if (j == st->nseg) {
+				err = -ESTALE;	/* not in today's order */
+				goto out;
+			}
+			for (i = cur + 1; i <= j; i++)
+				from[i] = to[i] = (size_t)(p - buf);
+			cur = j;
+		}
+		nlines[cur]++;
+		lines++;
+		p = nl + 1;
+		to[cur] = (size_t)(p - buf);
+	}
+	for (i = cur + 1; i < st->nseg; i++)
+		from[i] = to[i] = len;
+	if (st->total >= 0 && lines != (size_t)st->total) {
+		err = -ESTALE;
+		goto out;
+	}
+	/* What is kept already of other kernels and modules. */
+	if (!read_copy(path, &oldbuf, &oldlen) &&
+	    parse_copy(oldbuf, oldlen, &old, &nold))
+		nold = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%ld", path,
+			     (long)getpid()) >= sizeof(tmp)) {
+		err = -ENAMETOOLONG;
+		goto out;
+	}
+	fd = open_new(tmp);
+	if (fd < 0) {
+		err = fd;
+		goto out;
+	}
+	err = write_all(fd, MAGIC, strlen(MAGIC));
+	for (i = 0; !err && i < st->nseg; i++)
+		err = write_seg(fd, st->seg[i].name, st->seg[i].key, nlines[i],
+				buf + from[i], to[i] - from[i]);
+	for (i = 0; !err && i < nold; i++) {
+		size_t j;
+
+		for (j = 0; j < st->nseg; j++)
+			if (!strcmp(old[i].name, st->seg[j].name) &&
+			    old[i].key == st->seg[j].key)
+				break;
+		if (j < st->nseg || kept + old[i].bytes > PF_FCACHE_KEEP ||
+		    len + kept + old[i].bytes > PF_FCACHE_MAX / 2)
+			continue;
+		kept += old[i].bytes;
+		err = write_seg(fd, old[i].name, old[i].key, old[i].lines,
+				old[i].body, old[i].bytes);
+	}
 	if (close(fd) && !err)
 		err = -errno;
 	if (!err && rename(tmp, path))
 		err = -errno;
 	if (err)
 		unlink(tmp);
+out:
+	free(old);
+	free(oldbuf);
+	free(from);
+	free(to);
+	free(nlines);
 	return err;
 }

@@ -1186,6 +1186,7 @@ int pf_tracefs_open(struct pf_tracefs *t, const char *root, const char *group)
 	snprintf(t->group, sizeof(t->group), "%s", group);
 	if (root) {
 		snprintf(t->root, sizeof(t->root), "%s", root);
+		snprintf(t->sysroot, sizeof(t->sysroot), "%s", root);
 		return 0;
 	}
 	if (is_tracefs(pf_tfs_sysfs)) {

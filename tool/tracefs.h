@@ -97,6 +97,7 @@ struct pf_tfs_hooks {
 
 struct pf_tracefs {
 	char root[256];
+	char sysroot[256];	/* "", or (tests) where proc/ and sys/ are */
 	bool mounted;		/* we mounted it: pf_tracefs_close unmounts */
 	struct pf_tfs_setting *set;
 	size_t nset, cap;

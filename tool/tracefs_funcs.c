@@ -284,14 +284,15 @@ static void avail_free(struct pf_tfs_avail *a)
  * else from the kernel, then kept at @cache ("": no copy). Touches nothing
  * else: it may run in a thread of its own. -errno (-ENOENT: none).
  */
-static int avail_read(const char *root, const char *cache, bool fresh,
-		      struct pf_tfs_avail **out)
+static int avail_read(const char *root, const char *sysroot,
+		      const char *cache, bool fresh, struct pf_tfs_avail **out)
 {
+	struct pf_fcache_state st = { 0 }, now;
 	struct pf_tfs_avail *a;
 	char path[512], *p, *end;
 	size_t len, cap = 0;
 	long long t0 = tfs_us();
-	uint64_t key = 0;
+	bool kept = false;
 	int err;
 
 	*out = NULL;
@@ -301,21 +302,25 @@ static int avail_read(const char *root, const char *cache, bool fresh,
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	if (*cache) {
-		key = pf_fcache_key(root);
-		a->cached = !fresh &&
-			    !pf_fcache_load(cache, key, &a->buf, &len);
+	if (*cache && !pf_fcache_state(sysroot, root, &st)) {
+		kept = true;
+		a->cached = !fresh && !pf_fcache_load(cache, &st, &a->buf, &len);
 	}
 	if (!a->cached) {
 		err = tfs_read_all(path, &a->buf, &len);
 		if (err) {
+			pf_fcache_state_free(&st);
 			free(a);
 			return err;
 		}
 		/* Kept only if nothing changed while it was read. */
-		if (*cache && pf_fcache_key(root) == key)
-			pf_fcache_store(cache, key, a->buf, len);
+		if (kept && !pf_fcache_state(sysroot, root, &now)) {
+			if (pf_fcache_state_eq(&st, &now))
+				pf_fcache_store(cache, &st, a->buf, len);
+			pf_fcache_state_free(&now);
+		}
 	}
+	pf_fcache_state_free(&st);
 	for (p = a->buf, end = a->buf + len; p < end; ) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 
@@ -349,7 +354,7 @@ static int avail_read(const char *root, const char *cache, bool fresh,
 static int avail_load(struct pf_tracefs *t)
 {
 	tfs_avail_drop(t);
-	return avail_read(t->root, "", true, &t->avail);
+	return avail_read(t->root, t->sysroot, "", true, &t->avail);
 }
 
 static const struct pf_tfs_avail *sort_avail;
@@ -590,6 +595,7 @@ struct pf_tfs_match {
 	size_t *bucket[257];	/* of rest: "x*" by first byte; [256]: others */
 	size_t nbucket[257];
 	char root[256];
+	char sysroot[256];
 	char cache[4096];	/* the kept copy's file, "" for none */
 	bool fresh;		/* the next run reads the kernel's list */
 	/* what a run found */
@@ -657,6 +663,7 @@ static int match_prepare(const struct pf_tracefs *t,
 	if (!m)
 		return -ENOMEM;
 	snprintf(m->root, sizeof(m->root), "%s", t->root);
+	snprintf(m->sysroot, sizeof(m->sysroot), "%s", t->sysroot);
 	if (pf_fcache_path(m->cache, sizeof(m->cache)))
 		m->cache[0] = '\0';
 	m->n = c->nroots + c->nglobs;
@@ -716,7 +723,8 @@ static void match_run(struct pf_tfs_match *m)
 	m->avail = NULL;
 	free(m->sel);
 	m->sel = NULL;
-	m->err = avail_read(m->root, m->cache, m->fresh, &m->avail);
+	m->err = avail_read(m->root, m->sysroot, m->cache, m->fresh,
+			    &m->avail);
 	if (m->err)
 		return;
 	a = m->avail;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness of the kept copy of available_filter_functions
- * (tool/funcs_cache.c): the input is the file's bytes. Loaded under the
- * key its header names, a copy it accepts must be the rest of the file,
- * and stored again and reloaded it must read the same.
+ * (tool/funcs_cache.c): the input is the file's bytes, loaded under a
+ * state of two segments ("vmlinux" 0xab, "veth" 0xcd). A list it accepts
+ * must be NUL-terminated and no longer than the file; kept again (merged
+ * with the hostile file's other segments) and reloaded it must read the
+ * same, and under another key it is refused (-ESTALE).
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 
 #include "funcs_cache.h"
 
-static char path[64], again[64];
+static char path[64];
 
 static void setup(void)
 {
@@ -26,14 +27,14 @@ static void setup(void)
 	if (fd < 0)
 		abort();
 	close(fd);
-	snprintf(again, sizeof(again), "%s.again", path);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char head[80], *buf = NULL, *buf2 = NULL;
-	size_t len = 0, len2 = 0, n;
-	uint64_t key = 0;
+	struct pf_fcache_seg seg[] = { { "vmlinux", 0xab }, { "veth", 0xcd } };
+	struct pf_fcache_state st = { seg, 2, -1 };
+	char *buf = NULL, *buf2 = NULL;
+	size_t len = 0, len2 = 0;
 	FILE *fp;
 
 	if (!path[0])
@@ -44,22 +45,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size && fwrite(data, 1, size, fp) != size)
 		abort();
 	fclose(fp);
-	n = size < sizeof(head) - 1 ? size : sizeof(head) - 1;
-	memcpy(head, data, n);
-	head[n] = '\0';
-	sscanf(head, "pktfilt-functions 1 %16" SCNx64, &key);
-	if (pf_fcache_load(path, key, &buf, &len) == 0) {
-		if (buf[len] != '\0' || len > size)
-			abort();	/* NUL-terminated, within the file */
-		if (pf_fcache_store(again, key, buf, len))
-			abort();
-		if (pf_fcache_load(again, key, &buf2, &len2) ||
-		    len2 != len || memcmp(buf, buf2, len))
+	if (pf_fcache_load(path, &st, &buf, &len))
+		return 0;
+	if (buf[len] != '\0' || len > size)
+		abort();	/* NUL-terminated, within the file */
+	/* Over the hostile file: its other segments are merged in. */
+	if (!pf_fcache_store(path, &st, buf, len)) {
+		if (pf_fcache_load(path, &st, &buf2, &len2) || len2 != len ||
+		    memcmp(buf, buf2, len))
 			abort();
 		free(buf2);
-		if (pf_fcache_load(again, key + 1, &buf2, &len2) != -ESTALE)
-			abort();	/* another key */
-		free(buf);
 	}
+	seg[1].key++;
+	if (pf_fcache_load(path, &st, &buf2, &len2) != -ESTALE)
+		abort();	/* another key */
+	free(buf);
 	return 0;
 }

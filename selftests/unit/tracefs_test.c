@@ -174,6 +174,11 @@ static void fake_init(struct fake *f)
 		}
 		put(f, "available_filter_functions", buf);
 	}
+	/* What the kept list's segments are keyed on (funcs_cache.h). */
+	put(f, "proc/version", "Linux version 6.1.0-test\n");
+	put(f, "sys/kernel/notes", "GNU build id of the kernel");
+	put(f, "proc/modules", "veth 40960 0 - Live 0xffffffffc0a00000\n");
+	put(f, "sys/module/veth/notes/.note.gnu.build-id", "GNU build id of veth");
 }
 
 static void rm_tree(const char *path)
@@ -721,6 +726,17 @@ static char *kept_path(FIXTURE_DATA(tfs) *self)
 	return buf;
 }
 
+/* @list kept under what the fake tracefs holds now. */
+static void kept_store_list(FIXTURE_DATA(tfs) *self, const char *list)
+{
+	struct pf_fcache_state st;
+
+	if (pf_fcache_state(self->f.root, self->f.root, &st) ||
+	    pf_fcache_store(kept_path(self), &st, list, strlen(list)))
+		abort();
+	pf_fcache_state_free(&st);
+}
+
 /* The kernel's list with @skip left out, kept under today's key. */
 static void kept_store(FIXTURE_DATA(tfs) *self, const char *skip)
 {
@@ -733,9 +749,7 @@ static void kept_store(FIXTURE_DATA(tfs) *self, const char *skip)
 		strcat(buf, fake_avail[i]);
 		strcat(buf, "\n");
 	}
-	if (pf_fcache_store(kept_path(self), pf_fcache_key(self->f.root), buf,
-			    strlen(buf)))
-		abort();
+	kept_store_list(self, buf);
 }
 
 /* Kept by the first arming (mode 0600), taken by the second. */
@@ -797,39 +811,118 @@ TEST_F(tfs, kept_list_glob_missing)
 /* Not used: another key, a damaged header, writable by others. */
 TEST_F(tfs, kept_list_refused)
 {
+	struct pf_fcache_state st;
 	char *buf;
 	size_t len;
 	FILE *fp;
 
 	kept_store(self, NULL);
-	EXPECT_EQ(-ESTALE, pf_fcache_load(kept_path(self), 1, &buf, &len));
-	ASSERT_EQ(0, pf_fcache_load(kept_path(self),
-				    pf_fcache_key(self->f.root), &buf, &len));
+	ASSERT_EQ(0, pf_fcache_state(self->f.root, self->f.root, &st));
+	ASSERT_EQ(2, st.nseg);
+	ASSERT_EQ(0, pf_fcache_load(kept_path(self), &st, &buf, &len));
 	EXPECT_EQ(strlen(buf), len);
+	free(buf);
+	st.seg[1].key++;	/* veth rebuilt */
+	EXPECT_EQ(-ESTALE, pf_fcache_load(kept_path(self), &st, &buf, &len));
+	st.seg[1].key--;
+	st.total = NAVAIL + 1;	/* ftrace counts another record */
+	EXPECT_EQ(-ESTALE, pf_fcache_load(kept_path(self), &st, &buf, &len));
+	st.total = NAVAIL;
+	ASSERT_EQ(0, pf_fcache_load(kept_path(self), &st, &buf, &len));
 	free(buf);
 
 	ASSERT_EQ(0, chmod(kept_path(self), 0622));
-	EXPECT_EQ(-EINVAL, pf_fcache_load(kept_path(self),
-					  pf_fcache_key(self->f.root), &buf,
-					  &len));
+	EXPECT_EQ(-EINVAL, pf_fcache_load(kept_path(self), &st, &buf, &len));
 	EXPECT_EQ(0, kept_run(_metadata, self, kept_path(self)));
 	EXPECT_EQ(1, kept_run(_metadata, self, kept_path(self)));	/* kept anew, 0600 */
 
+	/* The old format, and a segment's length past the end. */
 	fp = fopen(kept_path(self), "w");
 	ASSERT_NE(NULL, fp);
 	fputs("pktfilt-functions 1 0 99999999999999999999\nip_rcv\n", fp);
 	fclose(fp);
 	ASSERT_EQ(0, chmod(kept_path(self), 0600));
-	EXPECT_EQ(-EINVAL, pf_fcache_load(kept_path(self), 0, &buf, &len));
+	EXPECT_EQ(-EINVAL, pf_fcache_load(kept_path(self), &st, &buf, &len));
 	EXPECT_EQ(0, kept_run(_metadata, self, kept_path(self)));
 
-	/* Truncated body: the length in the header does not match. */
 	fp = fopen(kept_path(self), "w");
 	ASSERT_NE(NULL, fp);
-	fprintf(fp, "pktfilt-functions 1 %016llx 100\nip_rcv\n",
-		(unsigned long long)pf_fcache_key(self->f.root));
+	fprintf(fp, "pktfilt-functions 2\nsegment %016llx 1 100 vmlinux\nip_rcv\n",
+		(unsigned long long)st.seg[0].key);
 	fclose(fp);
+	EXPECT_EQ(-EINVAL, pf_fcache_load(kept_path(self), &st, &buf, &len));
 	EXPECT_EQ(0, kept_run(_metadata, self, kept_path(self)));
+	pf_fcache_state_free(&st);
+}
+
+/* Keys of build IDs: not of the boot, nor of where a module was loaded. */
+TEST_F(tfs, kept_list_key)
+{
+	struct pf_fcache_state a, b;
+
+	put(&self->f, "proc/sys/kernel/random/boot_id", "one\n");
+	ASSERT_EQ(0, pf_fcache_state(self->f.root, self->f.root, &a));
+	put(&self->f, "proc/sys/kernel/random/boot_id", "two\n");
+	put(&self->f, "proc/modules", "veth 40960 0 - Live 0xffffffffc0b00000\n");
+	ASSERT_EQ(0, pf_fcache_state(self->f.root, self->f.root, &b));
+	EXPECT_EQ(1, pf_fcache_state_eq(&a, &b));
+	pf_fcache_state_free(&b);
+	/* Without its build ID, a module's key is this boot's. */
+	ASSERT_EQ(0, unlink(path_of(&self->f, "sys/module/veth/notes/.note.gnu.build-id")));
+	ASSERT_EQ(0, pf_fcache_state(self->f.root, self->f.root, &b));
+	EXPECT_EQ(a.seg[0].key, b.seg[0].key);
+	EXPECT_NE(a.seg[1].key, b.seg[1].key);
+	pf_fcache_state_free(&b);
+	put(&self->f, "proc/modules", "veth 40960 0 - Loading 0xffffffffc0b00000\n");
+	EXPECT_EQ(-EAGAIN, pf_fcache_state(self->f.root, self->f.root, &b));
+	pf_fcache_state_free(&a);
+}
+
+/*
+ * Segments: put in today's order of the modules (one reloaded comes
+ * last), a line with no module stays with the one before it, and what
+ * is not loaded now stays kept.
+ */
+TEST(kept_list_segments)
+{
+	struct pf_fcache_seg s3[] = { { "vmlinux", 1 }, { "m1", 2 }, { "m2", 3 } };
+	struct pf_fcache_seg s2[] = { { "vmlinux", 1 }, { "m2", 3 }, { "m1", 2 } };
+	struct pf_fcache_seg s1[] = { { "vmlinux", 1 }, { "m2", 3 } };
+	struct pf_fcache_state st3 = { s3, 3, 5 }, st2 = { s2, 3, 5 };
+	struct pf_fcache_state st1 = { s1, 2, 3 };
+	const char *list = "a\nb\nx [m1]\ny [m2]\n__ftrace_invalid_address___9\n";
+	char dir[] = "/tmp/kept_segments.XXXXXX", path[64], *buf;
+	size_t len;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	/* Its directories made as needed. */
+	snprintf(path, sizeof(path), "%s/a/b/functions", dir);
+	ASSERT_EQ(0, pf_fcache_store(path, &st3, list, strlen(list)));
+	ASSERT_EQ(0, pf_fcache_load(path, &st3, &buf, &len));
+	EXPECT_STREQ(list, buf);
+	free(buf);
+	ASSERT_EQ(0, pf_fcache_load(path, &st2, &buf, &len));
+	EXPECT_STREQ("a\nb\ny [m2]\n__ftrace_invalid_address___9\nx [m1]\n", buf);
+	free(buf);
+	/* Not in the order the state says: not kept. */
+	EXPECT_EQ(-ESTALE, pf_fcache_store(path, &st2, list, strlen(list)));
+	/* m1 gone: its segment stays for later. */
+	ASSERT_EQ(0, pf_fcache_store(path, &st1, "a\nb\nz [m2]\n", 11));
+	ASSERT_EQ(0, pf_fcache_load(path, &st1, &buf, &len));
+	EXPECT_STREQ("a\nb\nz [m2]\n", buf);
+	free(buf);
+	st2.total = 4;
+	ASSERT_EQ(0, pf_fcache_load(path, &st2, &buf, &len));
+	EXPECT_STREQ("a\nb\nz [m2]\nx [m1]\n", buf);
+	free(buf);
+	/* A line that does not end: not kept. */
+	EXPECT_EQ(-EINVAL, pf_fcache_store(path, &st1, "a\nb\nz [m2]", 10));
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/a/b", dir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/a", dir);
+	rmdir(path);
+	rmdir(dir);
 }
 
 /* PKTFILT_CACHE=none: nothing kept. */

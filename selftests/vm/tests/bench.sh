@@ -349,7 +349,7 @@ arm_latency() {
 		for v in all scoped cold; do
 			tool=trace
 			scoped=1
-			cache=/run/pktfilt.functions
+			cache=/var/cache/pktfilt/functions
 			# shellcheck disable=SC2086
 			case $v in
 			all) set -- --all-functions; scoped=0 ;;

@@ -7,6 +7,7 @@
 # Alone: selftests/vm/run --kernel 6.1 -- sh selftests/vm/tests/trace-only.sh
 
 TR=/tmp/tr
+TR_KEPT=/var/cache/pktfilt/functions
 
 # A snapshot of every tracefs file that is a setting: all of them but the
 # trace, the pipes, statistics, logs, and read-only catalogues; one
@@ -464,41 +465,40 @@ tr_by_globs() {
 	echo 'veth_poll:mod:veth' >> $T/set_ftrace_filter
 }
 
-# tr_kept_stale: the kept copy of available_filter_functions with its
-# header (the key of this boot and these modules) but its 20th line gone:
-# every number after it one off, as if a module had gone unseen.
+# tr_kept_stale: the kept copy of available_filter_functions with udp_rcv's
+# line and the kernel's first swapped: every count right, two numbers
+# wrong, as if the list had changed where no key sees it.
 tr_kept_stale() {
-	_k=/run/pktfilt.functions
-	{ head -n 1 $_k; tail -n +2 $_k | sed '20d'; } > $_k.new &&
-		chmod 600 $_k.new && mv $_k.new $_k
-	_n=$(head -n 1 $_k | awk '{ print $4 }')
-	_real=$(tail -n +2 $_k | wc -c)
-	# The header's length, right for the shorter body: not refused as
-	# damaged, so the numbers are used and the read-back must tell.
-	sed -i "1s/ [0-9]*\$/ $_real/" $_k
-	echo "# stale copy: $_n bytes made $_real, line 20 gone"
+	_k=$TR_KEPT
+	_u=$(grep -n -m 1 '^udp_rcv$' $_k | cut -d: -f1)
+	awk -v u="$_u" 'NR == FNR { if (FNR == 3) first = $0; if (FNR == u) udp = $0; next }
+		FNR == 3 { print udp; next } FNR == u { print first; next } { print }' \
+		$_k $_k > $_k.new && chmod 600 $_k.new && mv $_k.new $_k
+	echo "# stale copy: lines 3 and $_u swapped ($(sed -n 3p $_k), $(sed -n "${_u}p" $_k))"
 }
 
 # tr_index_case: the functions pktfilt trace writes as numbers are those
 # ftrace's own matching of the globs gives, line for line (the default
 # scope, and --functions of every form: prefix, suffix, middle, glob with
 # ? and [...], negation, :mod:), and it says when ready. The default scope
-# three times: no kept copy of available_filter_functions (read from the
-# kernel, then kept in /run/pktfilt.functions, mode 600), the kept copy,
-# and a copy whose numbers are wrong (the read-back tells; the kernel's
-# list is read again).
+# four times: no kept copy of available_filter_functions (read from the
+# kernel, then kept in $TR_KEPT, mode 600), the kept copy, the kept copy
+# after pktfilt.ko was loaded again (its segment is keyed by its build ID,
+# not where it was loaded), and a copy whose numbers are wrong (the
+# read-back tells; the kernel's list is read again).
 tr_index_case() {
 	# The user's tracer off meanwhile: each switch patches code, which
 	# TCG now and then gets wrong (selftests/vm/README.md).
 	echo 0 > $T/tracing_on
 	echo nop > $T/current_tracer
-	for v in fresh kept stale funcs; do
+	for v in fresh kept reload stale funcs; do
 		if [ $v != funcs ]; then
 			name="trace, default scope by number ($v list)"
 			set -- --proto udp --daddr 10.9.0.2 --dport 9000
 			globs="udp_rcv $TR_SCOPE"
 			case $v in
-			fresh) rm -f /run/pktfilt.functions ;;
+			fresh) rm -f $TR_KEPT ;;
+			reload) rmmod pktfilt && insmod $PKTFILT_KO ;;
 			stale) tr_kept_stale ;;
 			esac
 		else
@@ -527,14 +527,14 @@ tr_index_case() {
 		tr_same "$name" $TR/before $TR/after
 		tr_expect "$name: written as numbers" $TR/err 'functions by number'
 		case $v in
-		kept|funcs)
+		kept|reload|funcs)
 			tr_expect "$name: from the kept list" $TR/err \
 				'functions by number, kept list' ;;
 		*)
 			expect_eq "$name: from the kernel's list" \
 				"$(grep -c 'kept list' $TR/err)" 0
 			expect_eq "$name: the list kept, mode 600" \
-				"$(stat -c %a /run/pktfilt.functions 2>&1)" 600 ;;
+				"$(stat -c %a $TR_KEPT 2>&1)" 600 ;;
 		esac
 		# shellcheck disable=SC2086
 		set -f; tr_by_globs $TR/by_globs.all $globs; set +f

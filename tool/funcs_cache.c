@@ -2,10 +2,13 @@
 /*
  * The copy of available_filter_functions kept between runs (funcs_cache.h).
  *
- * File format: a line "pktfilt-functions 2", then segments, each a line
- * "segment KEY LINES BYTES NAME" (KEY 16 hex digits) and its BYTES of
- * list, LINES lines as the kernel printed them. NAME is "vmlinux" for the
- * kernel's own functions, else the module's.
+ * File format: a line "pktfilt-functions 2", a line "order KEY N", then
+ * segments, each a line "segment KEY LINES BYTES NAME" (KEYs 16 hex
+ * digits) and its BYTES of list, LINES lines as the kernel printed them.
+ * NAME is "vmlinux" for the kernel's own functions, else the module's.
+ * The first N segments are the list last read from the kernel, in its
+ * order, and the order line's KEY hashes /proc/modules' order then; the
+ * others are kept for when their kernel or module is loaded again.
  *
  * A segment's key hashes what its functions depend on: the kernel's
  * version string and build ID (/sys/kernel/notes), a module's name, size
@@ -13,7 +16,10 @@
  * this boot and the module's address instead, as good as a copy in /run.
  * The order of the segments is the order of /proc/modules, backwards:
  * ftrace adds a module's records at the end of its list when the module
- * loads, and the kernel lists the last loaded module first.
+ * loads, and the kernel lists the last loaded module first. Modules
+ * loaded at the same time (udev at boot) may take their places in the two
+ * lists in different orders: hence the order last read from the kernel is
+ * used while /proc/modules reads as it did then.
  *
  * The numbers are only a hint: what they select is read back from
  * set_ftrace_filter by the caller, so a stale or damaged copy costs a
@@ -35,6 +41,7 @@
 #include "funcs_cache.h"
 
 #define MAGIC		"pktfilt-functions 2\n"
+#define ORDER_FMT	"order %016" PRIx64 " %zu\n"
 #define SEG_FMT		"segment %016" PRIx64 " %zu %zu %s\n"
 #define SEG_HEAD_MAX	128
 #define FNV_BASIS	0xcbf29ce484222325ull
@@ -288,6 +295,18 @@ bool pf_fcache_state_eq(const struct pf_fcache_state *a,
 	return true;
 }
 
+/* The segments in /proc/modules' order, hashed. */
+static uint64_t state_hash(const struct pf_fcache_state *st)
+{
+	uint64_t h = FNV_BASIS;
+	size_t i;
+
+	for (i = 0; i < st->nseg; i++)
+		h = fnv(fnv(h, st->seg[i].name, strlen(st->seg[i].name) + 1),
+			&st->seg[i].key, sizeof(st->seg[i].key));
+	return h;
+}
+
 /* A segment of a copy, pointing into its buffer. */
 struct seg_ref {
 	char name[64];
@@ -328,23 +347,40 @@ static bool parse_num(const char **p, const char *end, size_t *v, int base)
  * and *@n, or -EINVAL when it is not a copy this code wrote.
  */
 static int parse_copy(const char *buf, size_t len, struct seg_ref **out,
-		      size_t *n)
+		      size_t *n, uint64_t *order, size_t *norder)
 {
-	const char *p = buf + strlen(MAGIC), *end = buf + len;
+	const char *p = buf + strlen(MAGIC), *end = buf + len, *nl, *q;
 	struct seg_ref *refs = NULL;
-	size_t cap = 0;
+	char canon[SEG_HEAD_MAX + 1];
+	size_t cap = 0, key;
 
 	*out = NULL;
 	*n = 0;
 	if (len < strlen(MAGIC) || memcmp(buf, MAGIC, strlen(MAGIC)))
 		return -EINVAL;
+	nl = memchr(p, '\n', (size_t)(end - p) < SEG_HEAD_MAX ?
+		    (size_t)(end - p) : SEG_HEAD_MAX);
+	q = p + 6;
+	if (!nl || nl - p < 6 || memcmp(p, "order ", 6) ||
+	    !parse_num(&q, nl + 1, &key, 16) || q >= nl)
+		return -EINVAL;
+	*order = key;
+	*norder = 0;
+	while (q < nl && *q >= '0' && *q <= '9' && *norder < 1000000)
+		*norder = *norder * 10 + (size_t)(*q++ - '0');
+	if ((size_t)snprintf(canon, sizeof(canon), ORDER_FMT, *order,
+			     *norder) != (size_t)(nl - p) + 1 ||
+	    memcmp(canon, p, (size_t)(nl - p) + 1))
+		return -EINVAL;
+	p = nl + 1;
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p) < SEG_HEAD_MAX ?
-				       (size_t)(end - p) : SEG_HEAD_MAX);
-		char canon[SEG_HEAD_MAX + 1];
 		struct seg_ref r;
-		const char *q = p + 8, *b, *c;
-		size_t key, lines = 0;
+		const char *b, *c;
+		size_t lines = 0;
+
+		nl = memchr(p, '\n', (size_t)(end - p) < SEG_HEAD_MAX ?
+			    (size_t)(end - p) : SEG_HEAD_MAX);
+		q = p + 8;
 
 		if (!nl || nl - p < 8 || memcmp(p, "segment ", 8) ||
 		    !parse_num(&q, nl, &key, 16) ||
@@ -384,6 +420,8 @@ static int parse_copy(const char *buf, size_t len, struct seg_ref **out,
 		refs[(*n)++] = r;
 		p = b + r.bytes;
 	}
+	if (*norder > *n)
+		goto bad;
 	*out = refs;
 	return 0;
 bad:
@@ -447,21 +485,34 @@ static const struct seg_ref *find_ref(const struct seg_ref *refs, size_t n,
 	return NULL;
 }
 
+static bool find_seg(const struct pf_fcache_state *st,
+		     const struct seg_ref *r)
+{
+	size_t i;
+
+	for (i = 0; i < st->nseg; i++)
+		if (st->seg[i].key == r->key && !strcmp(st->seg[i].name, r->name))
+			return true;
+	return false;
+}
+
 int pf_fcache_load(const char *path, const struct pf_fcache_state *st,
 		   char **out, size_t *len)
 {
 	const struct seg_ref **use = NULL;
+	size_t nrefs, norder, i, bytes = 0, lines = 0;
 	struct seg_ref *refs;
-	size_t nrefs, i, bytes = 0, lines = 0;
 	char *buf, *list, *p;
+	uint64_t order;
 	size_t flen;
+	bool as_read;
 	int err;
 
 	*out = NULL;
 	err = read_copy(path, &buf, &flen);
 	if (err)
 		return err;
-	err = parse_copy(buf, flen, &refs, &nrefs);
+	err = parse_copy(buf, flen, &refs, &nrefs, &order, &norder);
 	if (err) {
 		free(buf);
 		return err;
@@ -469,14 +520,29 @@ int pf_fcache_load(const char *path, const struct pf_fcache_state *st,
 	use = calloc(st->nseg ? st->nseg : 1, sizeof(*use));
 	if (!use)
 		err = -ENOMEM;
+	/* /proc/modules as when the list was read: the list's own order. */
+	as_read = norder == st->nseg && order == state_hash(st);
 	for (i = 0; !err && i < st->nseg; i++) {
 		use[i] = find_ref(refs, nrefs, &st->seg[i]);
 		if (!use[i]) {
 			err = -ESTALE;
 			break;
 		}
+		if (use[i] >= refs + norder)
+			as_read = false;
 		bytes += use[i]->bytes;
 		lines += use[i]->lines;
+	}
+	/* ... and those segments are today's, each once. */
+	for (i = 0; !err && as_read && i < norder; i++) {
+		size_t j;
+
+		for (j = 0; j < i; j++)
+			if (refs[j].key == refs[i].key &&
+			    !strcmp(refs[j].name, refs[i].name))
+				break;
+		if (j < i || !find_seg(st, &refs[i]))
+			as_read = false;
 	}
 	if (!err && st->total >= 0 && lines != (size_t)st->total)
 		err = -ESTALE;
@@ -484,8 +550,10 @@ int pf_fcache_load(const char *path, const struct pf_fcache_state *st,
 		err = -ENOMEM;
 	if (!err) {
 		for (i = 0, p = list; i < st->nseg; i++) {
-			memcpy(p, use[i]->body, use[i]->bytes);
-			p += use[i]->bytes;
+			const struct seg_ref *r = as_read ? &refs[i] : use[i];
+
+			memcpy(p, r->body, r->bytes);
+			p += r->bytes;
 		}
 		*p = '\0';
 		*out = list;
@@ -564,11 +632,13 @@ static int open_new(const char *tmp)
 int pf_fcache_store(const char *path, const struct pf_fcache_state *st,
 		    const char *buf, size_t len)
 {
-	size_t *from = NULL, *to = NULL, *nlines = NULL, lines = 0, cur = 0;
-	struct seg_ref *old = NULL;
-	size_t nold = 0, i, kept = 0, oldlen;
+	size_t *from = NULL, *to = NULL, *nlines = NULL, *seq = NULL;
+	size_t nseq = 1, lines = 0, cur = 0, nold = 0, norder, i, kept = 0;
 	const char *p = buf, *end = buf + len;
-	char tmp[4200], *oldbuf = NULL;
+	char tmp[4200], head[SEG_HEAD_MAX + 1], *oldbuf = NULL;
+	struct seg_ref *old = NULL;
+	size_t oldlen;
+	uint64_t order;
 	int fd = -1, err = 0;
 
 	if (!st->nseg || len > PF_FCACHE_MAX - SEG_HEAD_MAX * st->nseg)
@@ -580,49 +650,60 @@ int pf_fcache_store(const char *path, const struct pf_fcache_state *st,
 	from = calloc(st->nseg, sizeof(*from));
 	to = calloc(st->nseg, sizeof(*to));
 	nlines = calloc(st->nseg, sizeof(*nlines));
-	if (!from || !to || !nlines) {
+	seq = calloc(st->nseg, sizeof(*seq));	/* seq[0]: vmlinux, 0 */
+	if (!from || !to || !nlines || !seq) {
 		err = -ENOMEM;
 		goto out;
 	}
 	/*
-	 * Split at each module's first line. A line naming no module (a
-	 * record without a symbol) stays with the lines before it.
+	 * Split at each module's first line, in the list's order. A line
+	 * naming no module (a record without a symbol) stays with the lines
+	 * before it.
 	 */
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t mlen = 0;
+		size_t mlen = 0, j, k;
 		const char *mod = line_mod(p, (size_t)(nl - p), &mlen);
 
 		if (mod && (cur == 0 || strlen(st->seg[cur].name) != mlen ||
 			    memcmp(st->seg[cur].name, mod, mlen))) {
-			size_t j;
-
-			for (j = cur + 1; j < st->nseg; j++)
+			for (j = 1; j < st->nseg; j++)
 				if (strlen(st->seg[j].name) == mlen &&
 				    !memcmp(st->seg[j].name, mod, mlen))
 					break;
-			if (j == st->nseg) {
-				err = -ESTALE;	/* not in today's order */
+			for (k = 0; k < nseq && j < st->nseg; k++)
+				if (seq[k] == j)
+					break;
+			if (j == st->nseg || k < nseq) {
+				err = -ESTALE;	/* not loaded, or split */
 				goto out;
 			}
-			for (i = cur + 1; i <= j; i++)
-				from[i] = to[i] = (size_t)(p - buf);
+			seq[nseq++] = j;
 			cur = j;
+			from[cur] = to[cur] = (size_t)(p - buf);
 		}
 		nlines[cur]++;
 		lines++;
 		p = nl + 1;
 		to[cur] = (size_t)(p - buf);
 	}
-	for (i = cur + 1; i < st->nseg; i++)
-		from[i] = to[i] = len;
 	if (st->total >= 0 && lines != (size_t)st->total) {
 		err = -ESTALE;
 		goto out;
 	}
+	/* The modules without a function in the list: empty segments. */
+	for (i = 1; i < st->nseg && nseq < st->nseg; i++) {
+		size_t k;
+
+		for (k = 0; k < nseq; k++)
+			if (seq[k] == i)
+				break;
+		if (k == nseq)
+			seq[nseq++] = i;
+	}
 	/* What is kept already of other kernels and modules. */
 	if (!read_copy(path, &oldbuf, &oldlen) &&
-	    parse_copy(oldbuf, oldlen, &old, &nold))
+	    parse_copy(oldbuf, oldlen, &old, &nold, &order, &norder))
 		nold = 0;
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%ld", path,
@@ -635,10 +716,14 @@ int pf_fcache_store(const char *path, const struct pf_fcache_state *st,
 		err = fd;
 		goto out;
 	}
-	err = write_all(fd, MAGIC, strlen(MAGIC));
-	for (i = 0; !err && i < st->nseg; i++)
-		err = write_seg(fd, st->seg[i].name, st->seg[i].key, nlines[i],
-				buf + from[i], to[i] - from[i]);
+	snprintf(head, sizeof(head), MAGIC ORDER_FMT, state_hash(st), st->nseg);
+	err = write_all(fd, head, strlen(head));
+	for (i = 0; !err && i < st->nseg; i++) {
+		size_t k = seq[i];
+
+		err = write_seg(fd, st->seg[k].name, st->seg[k].key, nlines[k],
+				buf + from[k], to[k] - from[k]);
+	}
 	for (i = 0; !err && i < nold; i++) {
 		size_t j;
 
@@ -662,6 +747,7 @@ int pf_fcache_store(const char *path, const struct pf_fcache_state *st,
 out:
 	free(old);
 	free(oldbuf);
+	free(seq);
 	free(from);
 	free(to);
 	free(nlines);

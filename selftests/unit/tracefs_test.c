@@ -904,7 +904,22 @@ TEST(kept_list_segments)
 	ASSERT_EQ(0, pf_fcache_load(path, &st2, &buf, &len));
 	EXPECT_STREQ("a\nb\ny [m2]\n__ftrace_invalid_address___9\nx [m1]\n", buf);
 	free(buf);
-	/* Not in the order the state says: not kept. */
+	/*
+	 * Loaded at once, m1 and m2 took their places in ftrace's list and
+	 * /proc/modules in different orders: the list's order is kept, and
+	 * used while /proc/modules reads the same.
+	 */
+	ASSERT_EQ(0, pf_fcache_store(path, &st2, list, strlen(list)));
+	ASSERT_EQ(0, pf_fcache_load(path, &st2, &buf, &len));
+	EXPECT_STREQ(list, buf);
+	free(buf);
+	ASSERT_EQ(0, pf_fcache_load(path, &st3, &buf, &len));
+	EXPECT_STREQ(list, buf);
+	free(buf);
+	/* A module named twice apart, or one not loaded: not kept. */
+	list = "a\nx [m1]\ny [m2]\nw [m1]\nv\n";
+	EXPECT_EQ(-ESTALE, pf_fcache_store(path, &st2, list, strlen(list)));
+	list = "a\nb\nx [m1]\ny [m3]\nv\n";
 	EXPECT_EQ(-ESTALE, pf_fcache_store(path, &st2, list, strlen(list)));
 	/* m1 gone: its segment stays for later. */
 	ASSERT_EQ(0, pf_fcache_store(path, &st1, "a\nb\nz [m2]\n", 11));

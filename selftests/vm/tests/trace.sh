@@ -470,11 +470,12 @@ tr_by_globs() {
 # wrong, as if the list had changed where no key sees it.
 tr_kept_stale() {
 	_k=$TR_KEPT
+	_f=$(($(grep -n -m 1 '^segment ' $_k | cut -d: -f1) + 1))
 	_u=$(grep -n -m 1 '^udp_rcv$' $_k | cut -d: -f1)
-	awk -v u="$_u" 'NR == FNR { if (FNR == 3) first = $0; if (FNR == u) udp = $0; next }
-		FNR == 3 { print udp; next } FNR == u { print first; next } { print }' \
+	awk -v f="$_f" -v u="$_u" 'NR == FNR { if (FNR == f) first = $0; if (FNR == u) udp = $0; next }
+		FNR == f { print udp; next } FNR == u { print first; next } { print }' \
 		$_k $_k > $_k.new && chmod 600 $_k.new && mv $_k.new $_k
-	echo "# stale copy: lines 3 and $_u swapped ($(sed -n 3p $_k), $(sed -n "${_u}p" $_k))"
+	echo "# stale copy: lines $_f and $_u swapped ($(sed -n "${_f}p" $_k), $(sed -n "${_u}p" $_k))"
 }
 
 # tr_index_case: the functions pktfilt trace writes as numbers are those
@@ -511,7 +512,9 @@ tr_index_case() {
 		# Emptied here: the background job's own redirection may come
 		# after tr_wait_ready has read the last case's ready line.
 		: > $TR/err
-		PKTFILT_TRACE_TIMES=1 pktfilt trace --at l4 "$@" --timeout 120 > $TR/out 2> $TR/err &
+		times=1
+		[ $v = stale ] && times=2	# says which list it read
+		PKTFILT_TRACE_TIMES=$times pktfilt trace --at l4 "$@" --timeout 120 > $TR/out 2> $TR/err &
 		pid=$!
 		if tr_wait_ready $TR/err $pid; then
 			ok "$name: ready line"
@@ -531,6 +534,8 @@ tr_index_case() {
 			tr_expect "$name: from the kept list" $TR/err \
 				'functions by number, kept list' ;;
 		*)
+			[ $v = stale ] && tr_expect "$name: the copy read first" \
+				$TR/err 'read available_filter_functions .kept copy.'
 			expect_eq "$name: from the kernel's list" \
 				"$(grep -c 'kept list' $TR/err)" 0
 			expect_eq "$name: the list kept, mode 600" \

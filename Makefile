@@ -7,8 +7,8 @@
 #                    CI allows (TESTING.md, "make check")
 # make soak          the long counts: 200 unload cycles, 100,000 fuzzed
 #                    messages per user, 20 runs of --count 1000, the host
-#                    fuzzers for 30 minutes each; PKTFILT_SOAK_DEBUG=1 adds
-#                    make check-debug
+#                    fuzzers for 30 minutes each, make bench-check and make
+#                    check-debug (PKTFILT_SOAK_PARTS picks some: TESTING.md)
 # make check-debug   the VM tests on Debian's 6.1 built with KASAN, lockdep,
 #                    KMEMLEAK and DEBUG_ATOMIC_SLEEP (built once, cached), at
 #                    the full counts
@@ -44,7 +44,7 @@ soak:
 	selftests/soak
 
 # Hours under TCG, so not part of make check (TESTING.md, "make check-debug");
-# part of make soak with PKTFILT_SOAK_DEBUG=1.
+# part of make soak.
 check-debug:
 	selftests/vm/debug-kernel
 	PKTFILT_KERNELS=6.1-debug PKTFILT_RT_KERNELS= PKTFILT_CHECK_HOST=0 \

@@ -73,25 +73,15 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 }
 
 /*
- * Reads at most @max bytes of @dir@rel into a new NUL-terminated *@out:
- * the count, or -errno.
+ * Reads @fd to its end, at most @max bytes, into a new NUL-terminated
+ * *@out and closes it: the count, or -errno (-EFBIG: longer).
  */
-static ssize_t read_file(const char *dir, const char *rel, size_t max,
-			 char **out)
+static ssize_t read_fd(int fd, size_t max, char **out)
 {
-	char path[768];
 	size_t done = 0, cap = 4096;
-	char *buf;
-	int fd;
+	char *buf = malloc(cap + 1);
 
 	*out = NULL;
-	if ((size_t)snprintf(path, sizeof(path), "%s%s", dir, rel) >=
-	    sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap + 1);
 	while (buf) {
 		ssize_t n;
 
@@ -129,6 +119,26 @@ static ssize_t read_file(const char *dir, const char *rel, size_t max,
 	buf[done] = '\0';
 	*out = buf;
 	return (ssize_t)done;
+}
+
+/*
+ * Reads at most @max bytes of @dir@rel into a new NUL-terminated *@out:
+ * the count, or -errno.
+ */
+static ssize_t read_file(const char *dir, const char *rel, size_t max,
+			 char **out)
+{
+	char path[768];
+	int fd;
+
+	*out = NULL;
+	if ((size_t)snprintf(path, sizeof(path), "%s%s", dir, rel) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return read_fd(fd, max, out);
 }
 
 /* Hashes @dir@rel (up to 64 KiB) into *@h: false if it cannot be read. */
@@ -434,8 +444,7 @@ bad:
 static int read_copy(const char *path, char **out, size_t *len)
 {
 	struct stat st;
-	size_t done = 0;
-	char *buf;
+	ssize_t n;
 	int fd;
 
 	*out = NULL;
@@ -448,29 +457,16 @@ static int read_copy(const char *path, char **out, size_t *len)
 		close(fd);
 		return -EINVAL;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
+	/* One byte more than its size: one that shrank or grew meanwhile. */
+	n = read_fd(fd, (size_t)st.st_size + 1, out);
+	if (n >= 0 && n != st.st_size) {
+		free(*out);
+		*out = NULL;
+		n = -EINVAL;
 	}
-	while (done < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + done, (size_t)st.st_size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n ? -errno : -EINVAL;	/* shrank meanwhile */
-
-			close(fd);
-			free(buf);
-			return err;
-		}
-		done += (size_t)n;
-	}
-	close(fd);
-	buf[done] = '\0';
-	*out = buf;
-	*len = done;
+	if (n < 0)
+		return n == -EFBIG ? -EINVAL : (int)n;
+	*len = (size_t)n;
 	return 0;
 }
 

@@ -120,6 +120,10 @@ trace_start() {
 	echo 1 > $T/tracing_on
 }
 
+# buffer_kb: the ring buffer's size per CPU in KB, in a form buffer_size_kb
+# takes back (before any tracer it reads "7 (expanded: 1408)").
+buffer_kb() { sed 's/.*expanded: \([0-9]*\).*/\1/' $T/buffer_size_kb; }
+
 trace_stop() {
 	echo 0 > $T/tracing_on
 	cat $T/trace > /tmp/trace.txt

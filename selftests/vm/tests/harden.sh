@@ -527,7 +527,7 @@ gateopt_case() {
 	pf_insmod || { fail "gateopt: insmod"; return; }
 	trace_start
 	echo 2 > $T/max_graph_depth
-	_kb=$(cat $T/buffer_size_kb)
+	_kb=$(buffer_kb)
 	echo 8192 > $T/buffer_size_kb
 	echo > $T/trace
 	n=300

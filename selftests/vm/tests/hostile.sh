@@ -153,7 +153,7 @@ exact_cases() {
 	# Room for 10 whole graphs on one CPU, on a debug kernel too, where
 	# KASAN and kmemleak make a graph some 5,000 lines (the default
 	# buffer overran there): an overrun would make the count meaningless.
-	_kb=$(cat $T/buffer_size_kb)
+	_kb=$(buffer_kb)
 	echo "${EXACT_BUFFER_KB:-8192}" > $T/buffer_size_kb
 	for n in ${EXACT_COUNTS:-1 2 10 1000}; do
 		reps=${EXACT_REPS:-20}
@@ -331,7 +331,7 @@ interference_cases() {
 	armed_then "set_ftrace_notrace_pid written" \
 		"echo 1 > $T/set_ftrace_notrace_pid; echo > $T/set_ftrace_notrace_pid" \
 		"set_ftrace_notrace_pid was written"
-	kb=$(cat $T/buffer_size_kb)
+	kb=$(buffer_kb)
 	armed_then "buffer resized" "echo $((kb * 2)) > $T/buffer_size_kb" \
 		"buffer_size_kb was written"
 	armed_then "one CPU's buffer resized" \

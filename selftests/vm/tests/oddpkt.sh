@@ -378,7 +378,7 @@ odd_stream_case() {
 
 odd_gso_cases() {
 	# Room for a few dozen graphs of TCP receive.
-	odd_buf=$(cat $T/buffer_size_kb)
+	odd_buf=$(buffer_kb)
 	echo 8192 > $T/buffer_size_kb
 	odd_stream_case 4 gso 4100
 	odd_stream_case 4 none 4101

@@ -150,12 +150,11 @@ irqs_case() {
 # An 8 KB buffer per CPU, read live through trace_pipe while two CPUs trace
 # packets: the writer overruns the reader, which reports lost events.
 lost_case() {
-	_size=$(cat $T/buffer_size_kb)
 	_try=0
 	while :; do
 		_try=$((_try + 1))
 		insmod $PKTFILT_KO
-		echo 8 >$T/buffer_size_kb
+		buffer_resize 8
 		trace_start
 		pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 0
 		cat $T/trace_pipe >"$OUT" &
@@ -173,7 +172,7 @@ lost_case() {
 		echo nop >$T/current_tracer
 		echo 0 >$T/events/pktfilt/enable
 		echo >$T/set_ftrace_pid
-		echo "$_size" >$T/buffer_size_kb
+		buffer_restore
 		echo >$T/trace
 		rmmod pktfilt
 		if grep -q 'LOST' "$OUT" && grep -q pktfilt_packet "$OUT"; then

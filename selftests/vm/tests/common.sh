@@ -124,6 +124,17 @@ trace_start() {
 # takes back (before any tracer it reads "7 (expanded: 1408)").
 buffer_kb() { sed 's/.*expanded: \([0-9]*\).*/\1/' $T/buffer_size_kb; }
 
+# buffer_resize KB: the ring buffer KB per CPU, its size kept for
+# buffer_restore (one at a time: not nested). A count of whole graphs needs
+# room: a graph is some 5,000 lines on the debug kernel (KASAN, kmemleak),
+# and an overrun loses the first ones, not the module's count.
+buffer_resize() {
+	pf_saved_kb=$(buffer_kb)
+	echo "$1" > $T/buffer_size_kb
+}
+# buffer_restore: the ring buffer back to the size buffer_resize found.
+buffer_restore() { echo "$pf_saved_kb" > $T/buffer_size_kb; }
+
 trace_stop() {
 	echo 0 > $T/tracing_on
 	cat $T/trace > /tmp/trace.txt

@@ -200,11 +200,8 @@ mark_case() {
 # concurrent_case: matching packets on both vCPUs at once; --count N gives
 # exactly N graphs and N events.
 concurrent_case() {
-	# Room for 10 whole graphs on one CPU, on the debug kernel too (a
-	# graph some 5,000 lines there: the default buffer overran and lost
-	# the first ones).
-	_kb=$(buffer_kb)
-	echo 8192 > $T/buffer_size_kb
+	# Room for 10 whole graphs on one CPU, on the debug kernel too.
+	buffer_resize 8192
 	for n in 1 2 10; do
 		insmod $PKTFILT_KO
 		trace_start
@@ -220,7 +217,7 @@ concurrent_case() {
 		expect_eq "--count $n, senders on both CPUs: traced counter" "$(pf_stat traced)" $n
 		rmmod pktfilt
 	done
-	echo "$_kb" > $T/buffer_size_kb
+	buffer_restore
 }
 
 # timing_case: the benchmark's instruments (module/timing.c, timing=1) count

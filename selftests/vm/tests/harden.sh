@@ -172,10 +172,8 @@ test_delays() {
 bigcount_case() {
 	pf_insmod || { fail "bigcount: insmod"; return; }
 	trace_start
-	# Room for the 6 graphs on the debug kernel too (some 5,000 lines
-	# each there: the default buffer lost the first 3).
-	_kb=$(buffer_kb)
-	echo 8192 > $T/buffer_size_kb
+	# Room for the 6 graphs on the debug kernel too.
+	buffer_resize 8192
 	for n in 2147483648 4294967295; do
 		pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count $n ||
 			fail "bigcount: set --count $n"
@@ -187,7 +185,7 @@ bigcount_case() {
 			"$(($(pf_stat traced) - t0)) $(remaining)" "3 $((n - 3))"
 	done
 	trace_stop
-	echo "$_kb" > $T/buffer_size_kb
+	buffer_restore
 	expect_eq "bigcount: 6 events in the trace" "$(trace_events | wc -l)" 6
 	expect_eq "bigcount: nothing exhausted" "$(pf_stat exhausted)" 0
 	pktfilt clear
@@ -532,8 +530,7 @@ gateopt_case() {
 	pf_insmod || { fail "gateopt: insmod"; return; }
 	trace_start
 	echo 2 > $T/max_graph_depth
-	_kb=$(buffer_kb)
-	echo 8192 > $T/buffer_size_kb
+	buffer_resize 8192
 	echo > $T/trace
 	n=300
 	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count $n ||
@@ -573,7 +570,7 @@ gateopt_case() {
 	fi
 	pktfilt clear 2>/dev/null
 	echo 0 > $T/max_graph_depth
-	echo "$_kb" > $T/buffer_size_kb
+	buffer_restore
 	trace_stop
 	pf_rmmod
 }

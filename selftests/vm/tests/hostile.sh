@@ -150,11 +150,9 @@ exact_run() {
 exact_cases() {
 	insmod $PKTFILT_KO
 	trace_start
-	# Room for 10 whole graphs on one CPU, on a debug kernel too, where
-	# KASAN and kmemleak make a graph some 5,000 lines (the default
-	# buffer overran there): an overrun would make the count meaningless.
-	_kb=$(buffer_kb)
-	echo "${EXACT_BUFFER_KB:-8192}" > $T/buffer_size_kb
+	# Room for 10 whole graphs on one CPU, on a debug kernel too: an
+	# overrun would make the count meaningless.
+	buffer_resize "${EXACT_BUFFER_KB:-8192}"
 	for n in ${EXACT_COUNTS:-1 2 10 1000}; do
 		reps=${EXACT_REPS:-20}
 		[ $n -ge 1000 ] && reps=${EXACT_REPS_LONG:-$reps}
@@ -180,7 +178,7 @@ exact_cases() {
 			fail "--count $n, senders on both vCPUs" "$exact_bad of $reps runs off (see # lines)"
 		fi
 	done
-	echo "$_kb" > $T/buffer_size_kb
+	buffer_restore
 	trace_stop
 	rmmod pktfilt
 }

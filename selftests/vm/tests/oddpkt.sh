@@ -378,15 +378,14 @@ odd_stream_case() {
 
 odd_gso_cases() {
 	# Room for a few dozen graphs of TCP receive.
-	odd_buf=$(buffer_kb)
-	echo 8192 > $T/buffer_size_kb
+	buffer_resize 8192
 	odd_stream_case 4 gso 4100
 	odd_stream_case 4 none 4101
 	odd_stream_case 4 gro 4102
 	odd_stream_case 6 gro 4103
 	ip netns exec a pfsend offload --dev veth-a --tso on > /dev/null
 	ip netns exec b pfsend offload --dev veth-b --gro off > /dev/null
-	echo "$odd_buf" > $T/buffer_size_kb
+	buffer_restore
 }
 
 # --- another netns ---------------------------------------------------------------

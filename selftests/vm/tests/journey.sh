@@ -4,8 +4,9 @@
 #
 #	selftests/vm/run --kernel 6.12 --nics 2 -- sh selftests/vm/tests/journey.sh [CASE...]
 #
-# CASEs (default: all but tool, in this order): topo rx core fwd nat nearmiss
-# drop nosock tx txrx count unload; and tool. topo checks the topology and nftables alone
+# CASEs (default: all but tool and smoke, in this order): topo rx core fwd
+# nat nearmiss drop nosock tx txrx count unload; and tool, and smoke (make
+# check's short tier for 5.10 and the PREEMPT_RT flavours: smoke_cases). topo checks the topology and nftables alone
 # (no module); the others need a module and tool that take --at (else: one
 # failure saying so, and they are skipped). tool is a group of its own in
 # make check ("journey.sh tool", in the shared boot, which has no NICs and
@@ -935,15 +936,19 @@ txrx_cases() { txrx_case 4; txrx_case 6; }
 
 # --- exact counts --------------------------------------------------------------------
 
-# count_case STAGES N: UDP floods from a to b direct on both vCPUs;
+# cpus: the guest's online CPUs, one per line (two in the two-vCPU boots,
+# one in make check's smoke boot).
+cpus() { seq 0 $(($(grep -c '^processor' /proc/cpuinfo) - 1)); }
+
+# count_case STAGES N: UDP floods from a to b direct on every vCPU;
 # --count N yields exactly N packet ids, each with a graph of each stage.
 count_case() {
 	stages=$1 n=$2
-	name="--at $stages --count $n, floods on both vCPUs"
+	name="--at $stages --count $n, floods on $(cpus | wc -l) vCPU(s)"
 	jtrace_start
 	jset "$name" --at $stages --proto udp --daddr 10.10.3.2 --dport 9000 --count $n ||
 		{ trace_stop; return; }
-	for cpu in 0 1; do
+	for cpu in $(cpus); do
 		ip netns exec a taskset -c $cpu pfsend udp -q --src 10.10.3.1 --dst 10.10.3.2 \
 			--sport 400$cpu --dport 9000 --count 100 > /dev/null 2>&1 &
 	done
@@ -1000,7 +1005,7 @@ unload_case() {
 	rmmod pktfilt 2>/dev/null
 	jsnap $J/snap.before
 	rm -f $J/flood.stop
-	for cpu in 0 1; do
+	for cpu in $(cpus); do
 		(
 			while [ ! -e $J/flood.stop ]; do
 				ip netns exec a taskset -c $cpu pfsend udp -q --src 10.10.3.1 \
@@ -1028,7 +1033,7 @@ unload_case() {
 	touch $J/flood.stop
 	wait
 	skb_events_hold 0
-	expect_eq "$name: $cycles cycles of insmod, set (--count 0-3), rmmod under floods on both vCPUs" \
+	expect_eq "$name: $cycles cycles of insmod, set (--count 0-3), rmmod under floods on $(cpus | wc -l) vCPU(s)" \
 		"$((i - 1)) set-failures=$badset rmmod-failures=$badrm" \
 		"$cycles set-failures=0 rmmod-failures=0"
 	echo "# $name: $armed of $cycles cycles matched packets while armed"
@@ -1053,6 +1058,22 @@ unload_cases() {
 		unload_case $st
 	done
 	check_dmesg "unload: dmesg clean"
+}
+
+# --- smoke: make check's tier for the kernels whose full groups run in make soak
+
+# smoke_cases: what a user depends on, in one short boot (TESTING.md,
+# "Tiers"): a packet traced at each stage (rx over veth and over
+# virtio-net's NAPI list, tx, l4), exact counts at l4 and across tx,rx,
+# a clean rmmod under floods; the boot's check_dmesg after.
+smoke_cases() {
+	rx_case direct udp 4
+	[ "$HAVE_NICS" = 1 ] && rx_case virtio tcp 6
+	tx_case direct tcp 6
+	count_case l4 3
+	count_case tx,rx 3
+	unload_case rx
+	check_dmesg "smoke: dmesg clean"
 }
 
 # --- pktfilt trace --at ------------------------------------------------------------------
@@ -1168,7 +1189,7 @@ if [ $MODULE = 1 ]; then
 	for c in $cases; do
 		case $c in
 		topo) ;;
-		rx|core|fwd|nat|nearmiss|drop|nosock|tx|txrx|count|unload|tool)
+		rx|core|fwd|nat|nearmiss|drop|nosock|tx|txrx|count|unload|tool|smoke)
 			_jt0=$(cut -d. -f1 /proc/uptime)
 			"${c}_cases"
 			echo "# $c: $(($(cut -d. -f1 /proc/uptime) - _jt0)) s" ;;

@@ -836,15 +836,23 @@ static char *chrome_of(const struct pf_trace *t, size_t *len)
 	return buf;
 }
 
-/* python3's json module, if there is a python3: 1 parses, 0 not, -1 none. */
+/*
+ * python3's json module, if there is a python3: 1 parses, 0 not, -1 none.
+ * Debian's own first: a pyenv shim in PATH takes seconds a start on a
+ * loaded machine, and eleven starts overran the harness's 30 s timeout.
+ */
 static int python_parses(const char *doc, size_t len)
 {
 	char path[] = "/tmp/pfchromeXXXXXX", cmd[256];
+	const char *py = "/usr/bin/python3";
 	int fd, st;
 	FILE *f;
 
-	if (system("command -v python3 >/dev/null 2>&1"))
-		return -1;
+	if (access(py, X_OK)) {
+		if (system("command -v python3 >/dev/null 2>&1"))
+			return -1;
+		py = "python3";
+	}
 	fd = mkstemp(path);
 	if (fd < 0)
 		return -1;
@@ -856,7 +864,7 @@ static int python_parses(const char *doc, size_t len)
 	}
 	fwrite(doc, 1, len, f);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "python3 -m json.tool %s >/dev/null", path);
+	snprintf(cmd, sizeof(cmd), "%s -m json.tool %s >/dev/null", py, path);
 	st = system(cmd);
 	unlink(path);
 	return st == 0;

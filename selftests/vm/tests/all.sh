@@ -10,16 +10,16 @@ echo "kernel $(uname -r)"
 topo_setup
 for p in udp tcp icmp; do
 	for f in 4 6; do
-		core_case $p $f
+		timed core_case $p $f
 	done
 done
-count_case
-mark_case
-concurrent_case
-clear_case
-notready_case
-rmmod_case
-timing_case
+timed count_case
+timed mark_case
+timed concurrent_case
+timed clear_case
+timed notready_case
+timed rmmod_case
+timed timing_case
 trace_teardown
 trace_cases
 check_dmesg

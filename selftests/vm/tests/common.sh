@@ -257,3 +257,13 @@ expect_graphs() {
 }
 
 dump_trace_head() { head -n "${1:-60}" /tmp/trace.txt; }
+
+# timed CMD [ARGS...]: runs CMD, then says how long it took in the guest
+# ("# time CMD: N s"), so that a group's time can be read case by case.
+timed() {
+	_tt0=$(cut -d' ' -f1 /proc/uptime)
+	"$@"
+	_trc=$?
+	echo "# time $*: $(awk -v a="$_tt0" '{ printf "%.0f", $1 - a }' /proc/uptime) s"
+	return $_trc
+}

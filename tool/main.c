@@ -108,9 +108,10 @@ static const char help_show[] =
 "        handler it cannot watch on this kernel (it then refuses to\n"
 "        arm), or a protocol slot another module took over (it then\n"
 "        stays loaded until that module gives the slot back).\n"
-"        Without CAP_NET_ADMIN the filter is not shown (it names hosts),\n"
-"        only the state and counters; from a network namespace other\n"
-"        than the initial one even those need CAP_NET_ADMIN.\n"
+"        Needs CAP_NET_ADMIN: the filter names hosts, and the counters\n"
+"        tell anyone who can send packets which of them match. (An older\n"
+"        module shows the state and counters to any user of the initial\n"
+"        network namespace: then only the filter is not shown.)\n"
 "        A namespace is shown by its /run/netns name when it has one, an\n"
 "        interface by name when pktfilt can see into its namespace,\n"
 "        else both by number.\n";
@@ -568,7 +569,7 @@ static int cmd_show(const struct pf_cmd *cmd, int argc, char **argv)
 	memset(&st, 0, sizeof(st));
 	ret = request_quiet_eperm(cmd, NULL, pf_show_decode, &st);
 	if (ret == -EPERM) {
-		/* The filter names hosts: without CAP_NET_ADMIN, the counters. */
+		/* An older module gives the counters without CAP_NET_ADMIN. */
 		struct pf_cmd stats = *cmd;
 
 		stats.nl_cmd = PKTFILT_CMD_STATS;

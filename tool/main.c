@@ -200,12 +200,20 @@ static const char help_expr[] =
 "\n"
 "    There is no link layer: an expression with link-layer words (ether,\n"
 "    vlan, arp, broadcast, ...) is refused with libpcap's message and a\n"
-"    note saying so. protochain compiles to a loop, which the kernel's BPF\n"
-"    checker refuses: it is refused too, with what to write instead.\n"
-"    Either is a usage error, as is any expression libpcap cannot\n"
-"    compile. 'pktfilt show' prints the expression as it was written,\n"
-"    quoted as one shell word of the 'pktfilt set' command line. A module\n"
-"    of pktfilt version 1 takes no expression.\n";
+"    note saying so, and so is a link-layer load (ether[0], ppp[...],\n"
+"    slip[...], link[...]), which on raw IP would read the IP header:\n"
+"    write ip[...] or ip6[...]. inbound, outbound and ifindex N are\n"
+"    refused: libpcap compiles them to loads of the kernel's packet\n"
+"    metadata, which it gives no meaning outside a live capture; --at\n"
+"    says the direction, --dev or --ifindex the interface. protochain\n"
+"    compiles to a loop, which the kernel's BPF checker refuses: it is\n"
+"    refused too, with what to write instead. Each is a usage error, as\n"
+"    is any expression libpcap cannot compile. The netmask is unknown, as\n"
+"    for tcpdump -r: 'ip broadcast' matches the destinations\n"
+"    255.255.255.255 and 0.0.0.0 only; name a subnet's broadcast address\n"
+"    (dst host 10.1.255.255). 'pktfilt show' prints the expression as\n"
+"    it was written, quoted as one shell word of the 'pktfilt set'\n"
+"    command line. A module of pktfilt version 1 takes no expression.\n";
 
 static const char help_stages[] =
 "STAGES\n"

@@ -55,7 +55,8 @@ static const struct nla_policy pf_set_policy[PKTFILT_A_MAX + 1] = {
 	[PKTFILT_A_STAGES]	= NLA_POLICY_MASK(NLA_U32, PKTFILT_STAGES_ALL),
 	[PKTFILT_A_BPF]		= { .type = NLA_BINARY,
 				    .len = BPF_MAXINSNS * sizeof(struct sock_filter) },
-	[PKTFILT_A_EXPR]	= { .type = NLA_NUL_STRING, .len = 1024 },
+	/* .len counts the characters, not the NUL: as pf_bpf_parse(). */
+	[PKTFILT_A_EXPR]	= { .type = NLA_NUL_STRING, .len = PF_EXPR_MAX },
 };
 
 static struct genl_family pf_family;

@@ -13,6 +13,12 @@
  * pulled again. Loads beyond the packet end the program with 0, as in
  * libpcap's own interpreter.
  *
+ * The packet ends where its IP header says: at rx the skb still holds what
+ * a NIC added to a short frame (Ethernet padding to 60 bytes) until
+ * ip_rcv_core() trims it, and libpcap, the l4 and the tx stages see the
+ * datagram without it. So for the run the skb's length is the IP length
+ * (IPv4 total length, IPv6 payload length + 40), and put back after.
+ *
  * Indirect calls (IBT): bpf_prog_run() calls the program's bpf_func, the
  * kernel's JIT image (which starts with ENDBR64 on IBT kernels) or one of
  * its interpreter functions (address-taken, with ENDBR64): the very call
@@ -21,11 +27,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/filter.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/slab.h>
 
 #include "internal.h"
-
-#define PF_EXPR_MAX	1024
 
 int pf_bpf_parse(struct pf_filter *f, const struct nlattr *prog,
 		 const struct nlattr *expr, struct netlink_ext_ack *extack)
@@ -49,9 +55,10 @@ int pf_bpf_parse(struct pf_filter *f, const struct nlattr *prog,
 		return -EINVAL;
 	}
 	if (expr) {
-		if (nla_len(expr) > PF_EXPR_MAX) {
+		/* The policy's limit, which does not count the NUL. */
+		if (strnlen(nla_data(expr), nla_len(expr)) > PF_EXPR_MAX) {
 			NL_SET_ERR_MSG_ATTR(extack, expr,
-					    "filter expression longer than 1024 bytes");
+					    "filter expression longer than 1024 characters");
 			return -EINVAL;
 		}
 		f->expr = nla_strdup(expr, GFP_KERNEL);
@@ -72,10 +79,48 @@ int pf_bpf_parse(struct pf_filter *f, const struct nlattr *prog,
 	return 0;
 }
 
-/* Does the packet pass the program? Softirq, or BH disabled. */
+/*
+ * The IP datagram's length by its header, from skb->data on (the IP
+ * header), if the skb holds more than that; else 0 (nothing to hide, or a
+ * header that gives no length: a jumbogram, BIG TCP, a bad one).
+ */
+static unsigned int notrace pf_bpf_ip_len(const struct sk_buff *skb)
+{
+	union {
+		struct iphdr v4;
+		struct ipv6hdr v6;
+	} buf;
+	const void *h;
+	unsigned int len;
+
+	h = skb_header_pointer(skb, 0, sizeof(struct iphdr), &buf);
+	if (!h)
+		return 0;
+	if (((const struct iphdr *)h)->version == 4) {
+		len = ntohs(((const struct iphdr *)h)->tot_len);
+		if (len < sizeof(struct iphdr))
+			return 0;
+	} else {
+		h = skb_header_pointer(skb, 0, sizeof(struct ipv6hdr), &buf);
+		if (!h || ((const struct ipv6hdr *)h)->version != 6)
+			return 0;
+		len = ntohs(((const struct ipv6hdr *)h)->payload_len);
+		if (!len)
+			return 0;
+		len += sizeof(struct ipv6hdr);
+	}
+	return len < skb->len ? len : 0;
+}
+
+/*
+ * Does the packet pass the program? Softirq, or BH disabled. The skb is
+ * this CPU's for the while (a hook's, before or after the stack's own
+ * work): its data pointer and lengths are moved for the run, and put back.
+ */
 bool notrace pf_bpf_match(const struct bpf_prog *prog, struct sk_buff *skb)
 {
 	int off = skb_network_offset(skb);
+	unsigned int len, data_len, ip_len;
 	u32 ret;
 
 	/* The program reads from skb->data on: the IP header. */
@@ -85,11 +130,24 @@ bool notrace pf_bpf_match(const struct bpf_prog *prog, struct sk_buff *skb)
 		__skb_push(skb, -off);
 	else if (off > 0)
 		__skb_pull(skb, off);
+	len = skb->len;
+	data_len = skb->data_len;
+	ip_len = pf_bpf_ip_len(skb);
+	if (ip_len) {
+		/* Only the end moves: the bytes up to ip_len stay where they are. */
+		if (ip_len >= skb_headlen(skb))
+			skb->data_len -= len - ip_len;
+		else
+			skb->data_len = 0;
+		skb->len = ip_len;
+	}
 #ifdef PF_BPF_PROG_RUN
 	ret = bpf_prog_run(prog, skb);
 #else
 	ret = BPF_PROG_RUN(prog, skb);
 #endif
+	skb->len = len;
+	skb->data_len = data_len;
 	if (off < 0)
 		__skb_pull(skb, -off);
 	else if (off > 0)

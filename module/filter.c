@@ -30,6 +30,8 @@ struct pf_filter __rcu *pf_active;
 static atomic64_t pf_seq = ATOMIC64_INIT(0);
 static u32 pf_last_id;
 static const char *pf_reason = "";
+/* Set by pf_filter_exit(): no arming any more (requests may still come). */
+static bool pf_unloading;
 
 /* The filter whose count ran out; disarmed from process context. */
 static atomic_t pf_exhausted_id = ATOMIC_INIT(0);
@@ -69,7 +71,8 @@ bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 	u64 seq;
 
 	if (!pkt->id) {
-		if (!pf_filter_match(f, pkt->skb, &pkt->key))
+		/* The program runs once per packet and stage: maybe already. */
+		if (!pkt->matched && !pf_filter_match(f, pkt->skb, &pkt->key))
 			return false;
 		this_cpu_inc(pf_stats.matched);
 	}
@@ -259,6 +262,11 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 	mutex_lock(&pf_lock);
 	if (unlikely(pf_test_delay_arm_ms))
 		msleep(pf_test_delay_arm_ms);
+	if (pf_unloading) {
+		NL_SET_ERR_MSG(extack, "pktfilt is being unloaded");
+		ret = -ENODEV;
+		goto err;
+	}
 	old = rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
 	if (old && (old->flags & PKTFILT_F_OWNED) &&
 	    (f->flags & PKTFILT_F_EXCLUSIVE) &&
@@ -459,13 +467,19 @@ void pf_filter_stats(struct pf_stats *sum)
 
 /*
  * After pf_watch_exit(): nothing marks a filter stale any more. The filter
- * goes first: once its hooks are removed (synchronize_net() inside), no
- * packet can claim a count and queue the exhausted work; only then are the
- * work items cancelled, so none can run after the module's code is gone.
+ * goes first, for good (pf_unloading: the family is still registered, so
+ * that the notifications of packets traced until now reach their
+ * listeners): once its hooks are removed (synchronize_net() inside), no
+ * packet can claim a count, queue the exhausted work or notify; only then
+ * are the work items cancelled, so none can run after the module's code
+ * is gone.
  */
 void pf_filter_exit(void)
 {
-	pf_filter_clear("module unloaded");
+	mutex_lock(&pf_lock);
+	pf_unloading = true;
+	pf_disarm_locked("module unloaded");
+	mutex_unlock(&pf_lock);
 	irq_work_sync(&pf_stale_irq_work);
 	cancel_work_sync(&pf_stale_work);
 	cancel_delayed_work_sync(&pf_exhausted_work);

@@ -9,22 +9,20 @@
  * every refusal carries an extack message.
  *
  * Who may do what (README, "Who may see what"):
- *  - SET, CLEAR and GET (whose reply names the traced hosts) need
+ *  - SET, CLEAR, GET (whose reply names the traced hosts) and STATS need
  *    CAP_NET_ADMIN in the initial user namespace: GENL_ADMIN_PERM, checked
  *    by the core, which refuses with EPERM before the family is reached.
+ *    STATS too: its matched and traced counters tell whoever can send
+ *    packets which ones match, so probing recovers the predicates GET
+ *    hides.
  *  - The "events" group (every traced packet's tuple, ifindex, netns and
  *    mark) can be joined with CAP_NET_ADMIN only, as drop_monitor's.
- *  - STATS (state and counters, no addresses) is open to any user of the
- *    initial network namespace. The counters are system-wide, so from any
- *    other network namespace (a container) STATS needs CAP_NET_ADMIN in the
- *    initial user namespace as well.
  *  - The ops run without the genetlink mutex (parallel_ops): pf_lock
  *    serializes them, and arming's slow calls (synchronize_net(), kprobe
  *    registration) stall no other family.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/in.h>
 #include <linux/netlink.h>
@@ -57,7 +55,8 @@ static const struct nla_policy pf_set_policy[PKTFILT_A_MAX + 1] = {
 	[PKTFILT_A_STAGES]	= NLA_POLICY_MASK(NLA_U32, PKTFILT_STAGES_ALL),
 	[PKTFILT_A_BPF]		= { .type = NLA_BINARY,
 				    .len = BPF_MAXINSNS * sizeof(struct sock_filter) },
-	[PKTFILT_A_EXPR]	= { .type = NLA_NUL_STRING, .len = 1024 },
+	/* .len counts the characters, not the NUL: as pf_bpf_parse(). */
+	[PKTFILT_A_EXPR]	= { .type = NLA_NUL_STRING, .len = PF_EXPR_MAX },
 };
 
 static struct genl_family pf_family;
@@ -327,13 +326,6 @@ static int pf_cmd_get(struct sk_buff *skb, struct genl_info *info)
 	const char *problem;
 	int ret = -EMSGSIZE;
 
-	/* System-wide counters: not for a container's unprivileged root. */
-	if (!with_filter && !net_eq(genl_info_net(info), &init_net) &&
-	    !netlink_capable(skb, CAP_NET_ADMIN)) {
-		NL_SET_ERR_MSG(info->extack,
-			       "pktfilt's counters are system-wide: from a network namespace other than the initial one, reading them needs CAP_NET_ADMIN");
-		return -EPERM;
-	}
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {
 		NL_SET_ERR_MSG(info->extack, "out of memory");
@@ -405,6 +397,7 @@ static const struct genl_ops pf_ops[] = {
 	{
 		.cmd	= PKTFILT_CMD_STATS,
 		.doit	= pf_cmd_get,
+		.flags	= GENL_ADMIN_PERM,
 	},
 };
 

@@ -89,6 +89,7 @@ struct pf_pkt {
 	u8 root;		/* enum pf_root */
 	u32 fp;			/* pf_key_from_ip()'s fingerprint */
 	u64 id;			/* followed from an earlier stage, or 0 */
+	bool matched;		/* the caller ran pf_filter_match(): it passed */
 	struct pf_key key;
 };
 
@@ -130,6 +131,7 @@ bool pf_key_from_ip(const struct sk_buff *skb, u8 family, int ifindex,
 u32 pf_key_fingerprint(const struct sk_buff *skb, u8 family);
 
 /* bpf.c: the filter expression's classic BPF program */
+#define PF_EXPR_MAX	1024	/* characters, the NUL not counted */
 struct bpf_prog;
 int pf_bpf_parse(struct pf_filter *f, const struct nlattr *prog,
 		 const struct nlattr *expr, struct netlink_ext_ack *extack);
@@ -152,12 +154,14 @@ void pf_follow_exit(void);
 int pf_rx_install(struct netlink_ext_ack *extack);
 void pf_rx_remove(void);
 const char *pf_rx_problem(void);
+void pf_rx_exit(void);
 bool pf_rx_key(struct pf_filter *f, struct sk_buff *skb, u8 family,
 	       int ifindex, u8 root, struct pf_pkt *pkt, bool match);
 /* rxcore.c: the rx stage from the device (netif_receive_skb's core) */
 int pf_rxcore_install(struct netlink_ext_ack *extack);
 bool pf_rxcore_remove(void);
 void pf_rxcore_exit(void);
+bool pf_rxcore_decided(const struct sk_buff *skb);
 
 /* tx.c: the IP output stage (a netfilter LOCAL_OUT hook) */
 int pf_tx_install(struct netlink_ext_ack *extack);

@@ -45,13 +45,19 @@ static int __init pktfilt_init(void)
 
 static void __exit pktfilt_exit(void)
 {
-	/* No new requests or tracefs marks, then no filter, hook, gate. */
-	pf_genl_exit();
+	/*
+	 * No tracefs marks, then no filter and no hook (and no arming from
+	 * then on), then no requests: the family goes once no hook can send
+	 * a notification (one in flight would go out under a family that is
+	 * gone), then the gate.
+	 */
 	pf_watch_exit();
 	if (unlikely(pf_test_delay_exit_ms))
 		pf_test_delay("exit", pf_test_delay_exit_ms, false);
 	pf_filter_exit();
+	pf_genl_exit();
 	pf_rxcore_exit();
+	pf_rx_exit();
 	pf_follow_exit();
 	pf_hooks_exit();
 	pf_timing_exit();

@@ -31,7 +31,9 @@
  * with cmpxchg() and put back the same way, then synchronize_net() (the
  * receive path calls them under rcu_read_lock()). If another module
  * replaced our wrapper meanwhile, it may still call it: pktfilt then stays
- * loaded (pinned), as hooks.c does for the protocol slots.
+ * loaded (pinned), as hooks.c does for the protocol slots, until that
+ * module puts our wrapper back: the next arming, disarming or `show` then
+ * restores the kernel's function and unpins (pf_rx_take_back()).
  *
  * A graph begun here lacks what ran before the protocol dispatch (taps,
  * tc ingress, bridge/VLAN handling), which rxcore.c's graphs hold.
@@ -45,6 +47,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/if_ether.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -121,7 +124,12 @@ bool notrace pf_rx_key(struct pf_filter *f, struct sk_buff *skb, u8 family,
 	pkt->skb = skb;
 	pkt->stage = PKTFILT_STAGE_RX;
 	pkt->root = root;
-	return !match || pkt->id || pf_filter_match(f, skb, &pkt->key);
+	pkt->matched = false;
+	if (!match || pkt->id)
+		return true;
+	/* pf_begin() takes this answer: the program runs once. */
+	pkt->matched = pf_filter_match(f, skb, &pkt->key);
+	return pkt->matched;
 }
 
 static __always_inline bool pf_rx_wanted(struct pf_filter *f,
@@ -164,8 +172,11 @@ static __always_inline int pf_rx_one(const struct pf_rx *r, struct sk_buff *skb,
 	struct pf_filter *f;
 	struct pf_pkt pkt;
 
-	/* Traced from the device on (rxcore.c): part of that graph. */
-	if (pf_gate_is_open())
+	/*
+	 * Traced from the device on (rxcore.c): part of that graph; or
+	 * rxcore.c decided on it already, on this device.
+	 */
+	if (pf_gate_is_open() || pf_rxcore_decided(skb))
 		return r->func(skb, dev, pt, orig_dev);
 	f = pf_stage_filter(PKTFILT_STAGE_RX);
 	if (!f || irqs_disabled() || !pf_rx_wanted(f, r, skb, &pkt, false))
@@ -271,6 +282,60 @@ static struct packet_type *pf_rx_find(const struct pf_rx *r)
 	return found;
 }
 
+/*
+ * Handlers another module took over and has since handed back (each
+ * pointer holds our wrapper again, or the kernel's function): the
+ * kernel's functions go back. Under pf_lock. True if one came back; the
+ * caller then runs synchronize_net() and pf_rx_unpin().
+ */
+static bool pf_rx_take_back(void)
+{
+	bool back = false;
+	int i;
+
+	for (i = 0; i < PF_RX_NUM; i++) {
+		struct pf_rx *r = &pf_rx[i];
+		struct packet_type *pt = r->pt;
+		pf_pt_func func;
+		pf_pt_list_func list_func;
+
+		if (!r->taken)
+			continue;
+		func = READ_ONCE(pt->func);
+		list_func = READ_ONCE(pt->list_func);
+		if ((func != r->wrap && func != r->func) ||
+		    (list_func != r->wrap_list && list_func != r->list_func))
+			continue;
+		/* A cmpxchg() lost to another change: taken, as it was. */
+		if (func == r->wrap &&
+		    cmpxchg(&pt->func, r->wrap, r->func) != r->wrap)
+			continue;
+		if (list_func == r->wrap_list &&
+		    cmpxchg(&pt->list_func, r->wrap_list, r->list_func) !=
+		    r->wrap_list)
+			continue;
+		r->taken = false;
+		back = true;
+		pr_info("%s holds pktfilt's wrapper again: the kernel's %s is back\n",
+			r->pt_name, r->func_name);
+	}
+	return back;
+}
+
+/* After pf_rx_take_back() and synchronize_net(): unpin if none is taken. */
+static void pf_rx_unpin(void)
+{
+	int i;
+
+	for (i = 0; i < PF_RX_NUM; i++)
+		if (pf_rx[i].taken)
+			return;
+	if (pf_rx_pinned) {
+		pf_rx_pinned = false;
+		module_put(THIS_MODULE);
+	}
+}
+
 static int pf_rx_install_one(struct pf_rx *r, struct netlink_ext_ack *extack)
 {
 	struct packet_type *pt = r->pt;
@@ -279,6 +344,10 @@ static int pf_rx_install_one(struct pf_rx *r, struct netlink_ext_ack *extack)
 
 	if (r->installed)
 		return 0;
+	if (r->taken && pf_rx_take_back()) {
+		synchronize_net();
+		pf_rx_unpin();
+	}
 	if (r->taken) {
 		NL_SET_ERR_MSG(extack,
 			       "the IP receive handler pktfilt wrapped was taken over by another module: pktfilt is pinned (see dmesg)");
@@ -375,13 +444,42 @@ void pf_rx_remove(void)
 		pf_rx_restore(&pf_rx[i]);
 		removed = true;
 	}
-	if (removed)
+	if (pf_rx_pinned && pf_rx_take_back())
+		removed = true;
+	if (removed) {
 		synchronize_net();
+		pf_rx_unpin();
+	}
 }
 
-/* What `pktfilt show` says of the receive handlers, or "". */
+/*
+ * Module exit with a handler still taken over (it was taken while armed,
+ * and rmmod's disarm found it): the code must not go while that module may
+ * call it. Exit cannot be refused: wait for the handler to come back.
+ */
+void pf_rx_exit(void)
+{
+	unsigned int waited = 0;
+
+	while (pf_rx_pinned) {
+		if (pf_rx_take_back()) {
+			synchronize_net();
+			pf_rx_unpin();
+			continue;
+		}
+		if (!(waited++ % 100))
+			pr_emerg("unloading, but an IP receive handler pktfilt wrapped is held by another module that may call pktfilt's code: waiting for it to put the handler back\n");
+		msleep(100);
+	}
+}
+
+/* What `pktfilt show` says of the receive handlers, or "". Under pf_lock. */
 const char *pf_rx_problem(void)
 {
+	if (pf_rx_pinned && pf_rx_take_back()) {
+		synchronize_net();
+		pf_rx_unpin();
+	}
 	if (!pf_rx_pinned)
 		return "";
 	return "pinned: another module replaced the IP receive handler pktfilt had wrapped and may still call pktfilt's code through it (see dmesg); pktfilt cannot be unloaded";

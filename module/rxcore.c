@@ -91,6 +91,30 @@
 
 /* While this CPU passes a batch on to the kernel: no second look. */
 static DEFINE_PER_CPU(bool, pf_core_passing);
+
+/* What pf_core_maybe() found. */
+enum pf_core_verdict { PF_CORE_NO, PF_CORE_FOLLOWED, PF_CORE_MATCHED };
+
+/*
+ * From the entry callback to the function it sends the call on to, or
+ * from pf_core_list() to pf_core_receive(), on this CPU with nothing in
+ * between: the batch's first packet to take, and the packet that passed
+ * @f (so that the program runs once per packet). Handed only in softirq
+ * context (or BH off), where the call cannot move to another CPU.
+ */
+struct pf_core_hand {
+	const struct sk_buff *first;
+	const struct sk_buff *matched;
+	const struct pf_filter *f;
+};
+static DEFINE_PER_CPU(struct pf_core_hand, pf_core_hand);
+
+/*
+ * The packet pf_core_receive() decided on, and its device, while the core
+ * receives it: rx.c, at ip_rcv(), leaves it alone (pf_rxcore_decided()).
+ */
+static DEFINE_PER_CPU(const struct sk_buff *, pf_core_skb);
+static DEFINE_PER_CPU(const struct net_device *, pf_core_dev);
 static bool pf_core_filtered;	/* the ops' filters are set */
 static bool pf_core_installed;
 
@@ -109,23 +133,55 @@ static __always_inline u8 pf_core_family(const struct sk_buff *skb)
  * where the core sets it first (skb->data, the L3 header). The follow
  * table is only looked at; pf_core_receive() asks it for real.
  */
-static bool notrace pf_core_maybe(struct pf_filter *f, struct sk_buff *skb)
+static enum pf_core_verdict notrace pf_core_maybe(struct pf_filter *f,
+						  struct sk_buff *skb)
 {
 	struct pf_key key;
 	u8 family = pf_core_family(skb);
 	u32 fp;
 
 	if (!family || skb_pfmemalloc(skb) || !skb->dev)
-		return false;
+		return PF_CORE_NO;
 	skb_reset_network_header(skb);
 	if (unlikely(atomic_read(&pf_follow_n)) && pf_follow_known(skb))
-		return true;
+		return PF_CORE_FOLLOWED;
 	if (pf_ip_quick_reject(f, skb, family))
-		return false;
+		return PF_CORE_NO;
 	if (!pf_key_from_ip(skb, family, skb->dev->ifindex,
 			    dev_net(skb->dev), &key, &fp))
-		return false;
-	return pf_filter_match(f, skb, &key);
+		return PF_CORE_NO;
+	return pf_filter_match(f, skb, &key) ? PF_CORE_MATCHED : PF_CORE_NO;
+}
+
+/* Hands @first and, if it passed @f, that verdict on (see pf_core_hand). */
+static __always_inline void pf_core_hand_on(const struct sk_buff *first,
+					    enum pf_core_verdict v,
+					    const struct pf_filter *f)
+{
+	struct pf_core_hand *h = this_cpu_ptr(&pf_core_hand);
+
+	if (!in_softirq())
+		return;
+	h->first = first;
+	h->matched = v == PF_CORE_MATCHED ? first : NULL;
+	h->f = f;
+}
+
+/* Takes what was handed on, and clears it. */
+static __always_inline struct pf_core_hand pf_core_hand_take(void)
+{
+	struct pf_core_hand *h = this_cpu_ptr(&pf_core_hand);
+	struct pf_core_hand got = *h;
+
+	memset(h, 0, sizeof(*h));
+	return got;
+}
+
+/* Did pf_core_receive() decide on @skb, on its device, around this call? */
+bool notrace pf_rxcore_decided(const struct sk_buff *skb)
+{
+	return this_cpu_read(pf_core_skb) == skb &&
+	       this_cpu_read(pf_core_dev) == skb->dev;
 }
 
 /*
@@ -151,22 +207,39 @@ static __always_inline struct pf_filter *pf_core_filter(void)
  */
 static int notrace pf_core_receive(struct sk_buff *skb)
 {
+	const struct sk_buff *outer_skb = NULL;
+	const struct net_device *outer_dev = NULL;
+	struct pf_core_hand hand;
 	struct pf_filter *f;
 	struct pf_pkt pkt;
-	bool traced = false;
+	bool traced = false, decided = false;
 	u8 family = pf_core_family(skb);
 	int ret;
 
 	local_bh_disable();
 	rcu_read_lock();
+	hand = pf_core_hand_take();
 	f = pf_stage_filter(PKTFILT_STAGE_RX);
 	if (f && family && !pf_gate_is_open()) {
 		skb_reset_network_header(skb);
 		if (pf_rx_key(f, skb, family, skb->dev->ifindex,
-			      PF_ROOT_NETIF_CORE, &pkt, false))
+			      PF_ROOT_NETIF_CORE, &pkt, false)) {
+			pkt.matched = !pkt.id && hand.matched == skb &&
+				      hand.f == f;
 			traced = pf_begin(f, &pkt);
+		}
+		decided = true;
+		/* Nested receives (a bridge's) decide for themselves. */
+		outer_skb = this_cpu_read(pf_core_skb);
+		outer_dev = this_cpu_read(pf_core_dev);
+		this_cpu_write(pf_core_skb, skb);
+		this_cpu_write(pf_core_dev, skb->dev);
 	}
 	ret = netif_receive_skb_core(skb);
+	if (decided) {
+		this_cpu_write(pf_core_skb, outer_skb);
+		this_cpu_write(pf_core_dev, outer_dev);
+	}
 	if (traced)
 		pf_rcv_end();
 	rcu_read_unlock();
@@ -189,21 +262,39 @@ static void notrace pf_core_list(struct list_head *head)
 {
 	struct sk_buff *skb, *next;
 	struct list_head before;
+	struct pf_core_hand hand;
+	enum pf_core_verdict v;
 	struct pf_filter *f;
 
 	local_bh_disable();
 	rcu_read_lock();
+	hand = pf_core_hand_take();
 	f = rcu_dereference(pf_active);
 	if (f && !(f->stages & BIT(PKTFILT_STAGE_RX)))
 		f = NULL;
+	if (hand.f != f)
+		hand.first = NULL;
 	INIT_LIST_HEAD(&before);
 	list_for_each_entry_safe(skb, next, head, list) {
-		if (!f || !pf_core_maybe(f, skb))
+		if (!f)
 			continue;
+		if (hand.first) {
+			/* The callback looked at those before it already. */
+			if (skb != hand.first)
+				continue;
+			hand.first = NULL;
+			v = hand.matched == skb ? PF_CORE_MATCHED :
+						  PF_CORE_FOLLOWED;
+		} else {
+			v = pf_core_maybe(f, skb);
+			if (v == PF_CORE_NO)
+				continue;
+		}
 		list_cut_before(&before, head, &skb->list);
 		pf_core_pass(&before);
 		INIT_LIST_HEAD(&before);
 		skb_list_del_init(skb);
+		pf_core_hand_on(skb, v, f);
 		pf_core_receive(skb);
 	}
 	pf_core_pass(head);
@@ -218,6 +309,7 @@ static unsigned long pf_core_one_ip, pf_core_list_ip;
 static void notrace pf_core_entry(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op, struct pf_fregs *fregs)
 {
+	enum pf_core_verdict v;
 	struct sk_buff *skb;
 	struct pf_filter *f;
 
@@ -226,12 +318,18 @@ static void notrace pf_core_entry(unsigned long ip, unsigned long parent_ip,
 	if (!f)
 		goto out;
 	if (ip == pf_core_one_ip) {
-		if (pf_core_maybe(f, (struct sk_buff *)pf_arg0(fregs)))
+		skb = (struct sk_buff *)pf_arg0(fregs);
+		v = pf_core_maybe(f, skb);
+		if (v != PF_CORE_NO) {
+			pf_core_hand_on(skb, v, f);
 			pf_set_ip(fregs, (unsigned long)pf_core_receive);
+		}
 		goto out;
 	}
 	list_for_each_entry(skb, (struct list_head *)pf_arg0(fregs), list) {
-		if (pf_core_maybe(f, skb)) {
+		v = pf_core_maybe(f, skb);
+		if (v != PF_CORE_NO) {
+			pf_core_hand_on(skb, v, f);
 			pf_set_ip(fregs, (unsigned long)pf_core_list);
 			break;
 		}

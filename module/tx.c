@@ -54,6 +54,7 @@ static unsigned int notrace pf_tx_hook(void *priv, struct sk_buff *skb,
 	if (!f || irqs_disabled())
 		return NF_ACCEPT;
 	pkt.id = 0;
+	pkt.matched = false;
 	if (unlikely(atomic_read(&pf_follow_n)))
 		pkt.id = pf_follow_find(skb, family, f->id, PKTFILT_STAGE_TX,
 					state->net->ns.inum);

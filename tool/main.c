@@ -108,9 +108,10 @@ static const char help_show[] =
 "        handler it cannot watch on this kernel (it then refuses to\n"
 "        arm), or a protocol slot another module took over (it then\n"
 "        stays loaded until that module gives the slot back).\n"
-"        Without CAP_NET_ADMIN the filter is not shown (it names hosts),\n"
-"        only the state and counters; from a network namespace other\n"
-"        than the initial one even those need CAP_NET_ADMIN.\n"
+"        Needs CAP_NET_ADMIN: the filter names hosts, and the counters\n"
+"        tell anyone who can send packets which of them match. (An older\n"
+"        module shows the state and counters to any user of the initial\n"
+"        network namespace: then only the filter is not shown.)\n"
 "        A namespace is shown by its /run/netns name when it has one, an\n"
 "        interface by name when pktfilt can see into its namespace,\n"
 "        else both by number.\n";
@@ -199,12 +200,20 @@ static const char help_expr[] =
 "\n"
 "    There is no link layer: an expression with link-layer words (ether,\n"
 "    vlan, arp, broadcast, ...) is refused with libpcap's message and a\n"
-"    note saying so. protochain compiles to a loop, which the kernel's BPF\n"
-"    checker refuses: it is refused too, with what to write instead.\n"
-"    Either is a usage error, as is any expression libpcap cannot\n"
-"    compile. 'pktfilt show' prints the expression as it was written,\n"
-"    quoted as one shell word of the 'pktfilt set' command line. A module\n"
-"    of pktfilt version 1 takes no expression.\n";
+"    note saying so, and so is a link-layer load (ether[0], ppp[...],\n"
+"    slip[...], link[...]), which on raw IP would read the IP header:\n"
+"    write ip[...] or ip6[...]. inbound, outbound and ifindex N are\n"
+"    refused: libpcap compiles them to loads of the kernel's packet\n"
+"    metadata, which it gives no meaning outside a live capture; --at\n"
+"    says the direction, --dev or --ifindex the interface. protochain\n"
+"    compiles to a loop, which the kernel's BPF checker refuses: it is\n"
+"    refused too, with what to write instead. Each is a usage error, as\n"
+"    is any expression libpcap cannot compile. The netmask is unknown, as\n"
+"    for tcpdump -r: 'ip broadcast' matches the destinations\n"
+"    255.255.255.255 and 0.0.0.0 only; name a subnet's broadcast address\n"
+"    (dst host 10.1.255.255). 'pktfilt show' prints the expression as\n"
+"    it was written, quoted as one shell word of the 'pktfilt set'\n"
+"    command line. A module of pktfilt version 1 takes no expression.\n";
 
 static const char help_stages[] =
 "STAGES\n"
@@ -568,7 +577,7 @@ static int cmd_show(const struct pf_cmd *cmd, int argc, char **argv)
 	memset(&st, 0, sizeof(st));
 	ret = request_quiet_eperm(cmd, NULL, pf_show_decode, &st);
 	if (ret == -EPERM) {
-		/* The filter names hosts: without CAP_NET_ADMIN, the counters. */
+		/* An older module gives the counters without CAP_NET_ADMIN. */
 		struct pf_cmd stats = *cmd;
 
 		stats.nl_cmd = PKTFILT_CMD_STATS;

@@ -98,6 +98,7 @@ static const char *const exprs[] = {
 	"icmp6 and ip6[40] >= 133 and ip6[40] <= 137",
 	"ip proto 47 or ip proto 132",
 	"ip multicast or ip6 multicast",
+	"ip broadcast",
 	"len > 200",
 	"less 60",
 	"udp[8:2] = 0x1234",
@@ -525,6 +526,8 @@ static void build_corpus(void)
 	ip4(37, "10.9.0.2", 2, 0x04, 0, NULL, 0, &s, "icmp echo request, ttl 2, tos 0x04, 28 bytes");
 	rawl4(&s, 132, 28);
 	ip4(38, "10.9.0.2", 64, 0, 0x4000, NULL, 0, &s, "sctp (bytes)");
+	udp(&s, 40039, 67, 20, 0);
+	ip4(39, "255.255.255.255", 64, 0, 0, NULL, 0, &s, "udp 40039>67 to 255.255.255.255");
 
 	/* IPv6. */
 	tcp(&s, 40041, 443, F_SYN, 4, NULL);
@@ -633,7 +636,8 @@ static int decide(const char *expr, int *match, int check)
 	int k, m = 0, same = 1;
 
 	p = pcap_open_dead(DLT_RAW, 65535);
-	if (!p || pcap_compile(p, &prog, expr, 1, PCAP_NETMASK_UNKNOWN)) {
+	/* Netmask 0: tcpdump's when it reads a file, as tool/expr.c. */
+	if (!p || pcap_compile(p, &prog, expr, 1, 0)) {
 		fprintf(stderr, "expr-oracle: '%s': %s\n", expr, p ? pcap_geterr(p) : "pcap_open_dead");
 		exit(2);
 	}

@@ -818,6 +818,68 @@ TEST(filter_expressions)
 		EXPECT_EQ(PF_PARSE_INVALID, PARSE(&g, "ether host 1:2:3:4:5:6"));
 		EXPECT_NE(NULL, strstr(err, "'ether' and other link-layer words"));
 	}
+	/*
+	 * Issue 31: "ip broadcast" as tcpdump -r takes it (netmask 0: the
+	 * all-ones and all-zeros addresses), no link-layer hint for IP's
+	 * broadcast.
+	 */
+	{
+		static const unsigned char bcast[28] = {
+			0x45, 0, 0, 28, 0, 1, 0, 0, 64, 17, 0, 0,
+			10, 1, 2, 3, 255, 255, 255, 255,
+			0x04, 0xd2, 0x00, 0x43, 0, 8, 0, 0,
+		};
+
+		OK(&f, "ip broadcast");
+		EXPECT_NE(0, pf_expr_run(f.bpf, f.bpf_len, bcast, sizeof(bcast)));
+		EXPECT_EQ(0, pf_expr_run(f.bpf, f.bpf_len, syn, sizeof(syn)));
+		OK(&f, "udp and not ip broadcast");
+		EXPECT_EQ(0, pf_expr_run(f.bpf, f.bpf_len, bcast, sizeof(bcast)));
+	}
+	{
+		struct pf_filter g;
+
+		EXPECT_EQ(PF_PARSE_INVALID, PARSE(&g, "ip6 broadcast"));
+		EXPECT_EQ(NULL, strstr(err, "do not apply"));
+		EXPECT_EQ(PF_PARSE_INVALID, PARSE(&g, "broadcast"));
+		EXPECT_NE(NULL, strstr(err, "'broadcast' and other link-layer words"));
+	}
+	/*
+	 * The kernel's packet metadata (inbound matched every packet at rx):
+	 * refused, with what to use instead.
+	 */
+	{
+		static const char *const meta[] = {
+			"inbound", "outbound", "udp and ifindex 3",
+			"not inbound",
+		};
+		struct pf_filter g;
+		size_t i;
+
+		for (i = 0; i < sizeof(meta) / sizeof(meta[0]); i++) {
+			EXPECT_EQ(PF_PARSE_INVALID, PARSE(&g, meta[i]));
+			EXPECT_NE(NULL, strstr(err, "packet metadata"));
+			EXPECT_NE(NULL, strstr(err, "--at"));
+		}
+	}
+	/* Link-layer loads: on raw IP they would read the IP header. */
+	{
+		static const char *const link[] = {
+			"ether[0] = 0x45", "ppp[0] = 0x45", "slip [0] = 0x45",
+			"udp and link[9] = 17", "wlan[0:2] != 0",
+		};
+		struct pf_filter g;
+		size_t i;
+
+		for (i = 0; i < sizeof(link) / sizeof(link[0]); i++) {
+			EXPECT_EQ(PF_PARSE_INVALID, PARSE(&g, link[i]));
+			EXPECT_NE(NULL, strstr(err, "reads the link-layer header"));
+		}
+		/* Not a load: libpcap's own check of the IP version. */
+		OK(&f, "ether proto \\ip");
+		EXPECT_NE(0, pf_expr_run(f.bpf, f.bpf_len, syn, sizeof(syn)));
+		OK(&f, "ip[0] = 0x45");
+	}
 	/* protochain: a loop, which the kernel's checker refuses. */
 	{
 		struct pf_filter g;

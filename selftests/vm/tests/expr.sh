@@ -233,6 +233,11 @@ refused_cases() {
 		--at rx 'ether host 02:00:00:00:00:01'
 	refused "vlan: the link layer" "'vlan' and other link-layer words do not apply" --at rx 'vlan and udp'
 	refused "a port out of range" "filter expression 'port 70000'" --at rx 'port 70000'
+	# Issue 31: kernel metadata and link-layer loads, which libpcap in
+	# user space would not decide as the module does.
+	refused "inbound: the kernel's packet metadata" "'inbound', 'outbound' and 'ifindex' read the kernel's packet metadata" \
+		--at rx 'udp and inbound'
+	refused "ether[0]: a link-layer load" "'ether[...]' reads the link-layer header" --at rx 'ether[0] = 0x45'
 	# protochain compiles to a loop (a backward jump), which libpcap's
 	# interpreter runs and the kernel's classic BPF checker refuses: the
 	# tool says so before sending (exit 2, as for any bad expression).

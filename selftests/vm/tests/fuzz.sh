@@ -67,6 +67,16 @@ fuzz_cases() {
 	else
 		fail "fuzz: then pktfilt show: idle" "$(echo "$out" | tr '\n' ';')"
 	fi
+	# An expression's limit is 1024 characters, the NUL not counted, in
+	# the tool, the policy and the parser alike (the parser refused the
+	# 1024 characters the policy let through).
+	e=$(printf 'udp%1021s' '')
+	if out=$(pktfilt set "$e" 2>&1); then
+		ok "fuzz: then an expression of ${#e} characters arms"
+	else
+		fail "fuzz: then an expression of ${#e} characters arms" "$out"
+	fi
+	pktfilt clear
 	seen=$(pf_stat seen) matched=$(pf_stat matched) traced=$(pf_stat traced)
 	if [ -n "$seen" ] && [ -n "$matched" ] && [ -n "$traced" ] &&
 	   [ "$traced" -le "$matched" ] && [ "$matched" -le "$seen" ]; then

@@ -4,9 +4,10 @@
 #
 #	selftests/vm/run --kernel 6.12 --nics 2 -- sh selftests/vm/tests/journey.sh [CASE...]
 #
-# CASEs (default: all but tool and smoke, in this order): topo rx core fwd
-# nat nearmiss drop nosock tx txrx count unload; and tool, and smoke (make
-# check's short tier for 5.10 and the PREEMPT_RT flavours: smoke_cases). topo checks the topology and nftables alone
+# CASEs (default: all but tool and smoke, in this order): topo rx pad core
+# fwd nat nearmiss drop nosock tx txrx count unload; and tool, and smoke
+# (make check's short tier for 5.10 and the PREEMPT_RT flavours:
+# smoke_cases). topo checks the topology and nftables alone
 # (no module); the others need a module and tool that take --at (else: one
 # failure saying so, and they are skipped). tool is a group of its own in
 # make check ("journey.sh tool", in the shared boot, which has no NICs and
@@ -462,6 +463,42 @@ rx_cases() {
 			done
 		done
 	done
+}
+
+# --- rx: Ethernet padding (issue 31) ----------------------------------------------
+
+# pad_case: a 28-byte IPv4 UDP datagram in a 60-byte frame (18 bytes of
+# padding after it, as a NIC sends a short frame) from x's v1 to y's v2,
+# twice. At rx the skb still holds the padding (ip_rcv_core() trims it);
+# the filter expression must see the 28 bytes libpcap sees: 'len = 28 and
+# less 40' matches both, 'greater 40' and a load past the datagram's end
+# ('udp[8] = 0', a padding byte) match neither.
+pad_case() {
+	S=10.11.0.1 D=10.11.0.2
+	mac=$(jt_mac y v2)
+	for e in 'udp dst port 9000 and len = 28 and less 40:2' \
+		 'udp dst port 9000 and (greater 40 or udp[8] = 0):0'; do
+		expr=${e%:*} want=${e##*:}
+		name="pad rx udp/ipv4, 18 bytes of Ethernet padding: '$expr'"
+		jtrace_start
+		jset "$name" --at rx --count 0 --dev v2 --netns /run/netns/y "$expr" ||
+			{ trace_stop; continue; }
+		ip netns exec x pfsend raw --dev v1 --dst-mac "$mac" --src $S --dst $D \
+			--proto udp --sport 4000 --dport 9000 --size 0 --trailer 18 \
+			--count 2 -q || fail "$name: pfsend raw"
+		sleep 0.5
+		pktfilt clear
+		jtrace_stop
+		g_expect_n "$name: $want graphs, as libpcap decides" . "$want"
+	done
+}
+
+pad_cases() {
+	if [ "$HAVE_NICS" != 1 ]; then
+		fail "pad: needs the virtio-net NICs"
+		return
+	fi
+	pad_case
 }
 
 # --- rx: the device's receive core ------------------------------------------------
@@ -1165,7 +1202,7 @@ case $? in
 esac
 check "nftables rules in r and b" nft_setup
 
-cases=${*:-topo rx core fwd nat nearmiss drop nosock tx txrx count unload}
+cases=${*:-topo rx pad core fwd nat nearmiss drop nosock tx txrx count unload}
 MODULE=0
 case " $cases " in
 *" topo "*) topo_cases ;;
@@ -1189,7 +1226,7 @@ if [ $MODULE = 1 ]; then
 	for c in $cases; do
 		case $c in
 		topo) ;;
-		rx|core|fwd|nat|nearmiss|drop|nosock|tx|txrx|count|unload|tool|smoke)
+		rx|pad|core|fwd|nat|nearmiss|drop|nosock|tx|txrx|count|unload|tool|smoke)
 			_jt0=$(cut -d. -f1 /proc/uptime)
 			"${c}_cases"
 			echo "# $c: $(($(cut -d. -f1 /proc/uptime) - _jt0)) s" ;;

@@ -104,6 +104,19 @@ int pf_render_svg(FILE *out, const struct pf_trace *trace);
 int pf_render_chrome(FILE *out, const struct pf_trace *trace);
 
 /*
+ * One self-contained HTML page to explore the packets in a browser
+ * (nothing fetched: it works offline, from file://): the packet list,
+ * each packet's call tree (collapsible, durations and self times, slow
+ * calls, the fate at its place, calls that did not return), a search by
+ * name (substring or glob) and an icicle graph to zoom, linked to the
+ * tree. The data is JSON in <script type="application/json"> elements,
+ * one pair (header, graph) per packet, written as the packets come; the
+ * graph flat in call order, [NAME, DURATION_NS or null, CALLEES, ...].
+ * Incomplete packets are included, marked.
+ */
+int pf_render_html(FILE *out, const struct pf_trace *trace);
+
+/*
  * The same format for packets to be compared (pktfilt diff): @pkts[i] is
  * process i + 1, named @names[i] and sorted so, with a track per CPU as
  * above; each process's packet starts at time 0 (with funcgraph-abstime,
@@ -135,6 +148,7 @@ enum pf_format {
 	PF_FORMAT_FOLDED,
 	PF_FORMAT_SVG,
 	PF_FORMAT_CHROME,
+	PF_FORMAT_HTML,
 };
 
 struct pf_render;

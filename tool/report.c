@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * "pktfilt report": read a function_graph trace saved from tracefs and
- * render its packets (render.h) as text, JSON Lines, folded stacks and/or
- * an SVG flame graph. Needs neither the module nor privileges.
+ * render its packets (render.h) as text, JSON Lines, folded stacks, a
+ * chrome timeline or an HTML page, and/or an SVG flame graph. Needs neither the module nor privileges.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,7 +41,7 @@ const char pf_report_help[] =
 "        for it while 64 later packets do; unknown if none came.\n"
 "        Works offline: needs neither the module nor privileges.\n"
 "\n"
-"        --format text|json|folded|chrome\n"
+"        --format text|json|folded|chrome|html\n"
 "            text (the default): for each packet a header line,\n"
 "              # packet SEQ (STAGE, id ID): PROTO SADDR:SPORT ->\n"
 "                DADDR:DPORT ifindex N netns INODE cpu N\n"
@@ -99,6 +99,25 @@ const char pf_report_help[] =
 "            whose return is missing lasts to its last callee's end\n"
 "            (args.returned false). Incomplete packets are included.\n"
 "            \"otherData\" holds \"filter\", as json's.\n"
+"            html: one self-contained page to explore the packets in a\n"
+"            browser (its data and script inside it: nothing is fetched,\n"
+"            it opens from file:// offline; write it with -o FILE): the\n"
+"            packet list (stage, id, tuple, fate, duration), and for the\n"
+"            packet chosen its call tree in call order, each call with\n"
+"            its duration and self time (its duration less its callees',\n"
+"            0 at least), opened and closed by node, to a depth, or along\n"
+"            the path to the call that dropped it; the calls with a self\n"
+"            time of 5% of the packet or more marked slow, the fate at\n"
+"            its place, calls that did not return and incomplete packets\n"
+"            marked. A search by name (a substring, or a glob with *, ?,\n"
+"            [...]) counts the matches, highlights them and steps through\n"
+"            them, opening their path. Below, the same graph as an icicle\n"
+"            graph: click a call to zoom to it and see it in the tree;\n"
+"            back and reset zoom out. Only the rows in view are drawn,\n"
+"            so a graph of thousands of calls opens at once; the page is\n"
+"            written packet by packet, as json is. Incomplete packets\n"
+"            are included. Prefer it to --svg to explore a packet; the\n"
+"            SVG is a picture to embed, with hover titles only.\n"
 "\n"
 "        --svg FILE\n"
 "            Also write a flame graph to FILE: a self-contained SVG with,\n"
@@ -144,7 +163,10 @@ const char pf_report_examples[] =
 "        pktfilt report --format folded trace.txt | flamegraph.pl > fg.svg\n"
 "\n"
 "    A timeline to open in ui.perfetto.dev or chrome://tracing:\n"
-"        pktfilt report --format chrome -o timeline.json trace.txt\n";
+"        pktfilt report --format chrome -o timeline.json trace.txt\n"
+"\n"
+"    A page to explore the packets in a browser, offline:\n"
+"        pktfilt report --format html -o packets.html trace.txt\n";
 
 struct pf_report_opts {
 	const char *format;	/* NULL: not given */
@@ -225,8 +247,8 @@ static int parse_args(int argc, char **argv, struct pf_report_opts *o)
 		return report_usage("%s", "no TRACEFILE given (- for standard input)");
 	if (o->format && strcmp(o->format, "text") &&
 	    strcmp(o->format, "json") && strcmp(o->format, "folded") &&
-	    strcmp(o->format, "chrome"))
-		return report_usage("unknown --format '%s': text, json, folded or chrome",
+	    strcmp(o->format, "chrome") && strcmp(o->format, "html"))
+		return report_usage("unknown --format '%s': text, json, folded, chrome or html",
 				    o->format);
 	if (o->svg && !o->svg[0])
 		return report_usage("%s", "--svg needs a file name");
@@ -243,6 +265,8 @@ static enum pf_format format_of(const char *format)
 		return PF_FORMAT_FOLDED;
 	if (!strcmp(format, "chrome"))
 		return PF_FORMAT_CHROME;
+	if (!strcmp(format, "html"))
+		return PF_FORMAT_HTML;
 	return PF_FORMAT_TEXT;
 }
 

@@ -175,8 +175,9 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o)
 	if (!o->format)
 		o->format = "text";
 	if (strcmp(o->format, "text") && strcmp(o->format, "json") &&
-	    strcmp(o->format, "folded") && strcmp(o->format, "chrome"))
-		return trace_usage("unknown --format '%s': text, json, folded or chrome",
+	    strcmp(o->format, "folded") && strcmp(o->format, "chrome") &&
+	    strcmp(o->format, "html"))
+		return trace_usage("unknown --format '%s': text, json, folded, chrome or html",
 				   o->format);
 	if (o->functions && o->all_functions)
 		return trace_usage("%s", "--functions and --all-functions exclude each other");

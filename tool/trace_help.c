@@ -7,14 +7,14 @@
 
 const char pf_trace_synopsis[] =
 "pktfilt trace [PREDICATE]... [--count N] [--at STAGE[,STAGE]...]\n"
-"                  [--timeout SEC] [--format text|json|folded|chrome] [-o FILE]\n"
+"                  [--timeout SEC] [--format text|json|folded|chrome|html] [-o FILE]\n"
 "                  [--raw FILE] [--svg FILE]\n"
 "                  [--functions GLOB[,GLOB]... | --all-functions] [-q]\n"
 "                  [EXPRESSION] [-- COMMAND [ARG]...]";
 
 const char pf_trace_help[] =
 "    pktfilt trace [PREDICATE]... [--count N] [--at STAGE[,STAGE]...]\n"
-"                  [--timeout SEC] [--format text|json|folded|chrome] [-o FILE]\n"
+"                  [--timeout SEC] [--format text|json|folded|chrome|html] [-o FILE]\n"
 "                  [--raw FILE] [--svg FILE]\n"
 "                  [--functions GLOB[,GLOB]... | --all-functions] [-q]\n"
 "                  [EXPRESSION] [-- COMMAND [ARG]...]\n"
@@ -49,13 +49,15 @@ const char pf_trace_help[] =
 "            status 1); the packets traced are printed all the same.\n"
 "            With --count 0 it is how tracing ends, and no failure.\n"
 "\n"
-"        --format text|json|folded|chrome\n"
+"        --format text|json|folded|chrome|html\n"
 "            How to print the packets (default text), as for 'pktfilt\n"
 "            report', which describes each (chrome: a timeline for\n"
 "            ui.perfetto.dev; trace leaves funcgraph-abstime off, so its\n"
-"            times within a graph are reconstructed from the durations).\n"
-"            json and chrome name the filter, as 'pktfilt show' prints\n"
-"            it: in each record's \"filter\", in \"otherData\".\n"
+"            times within a graph are reconstructed from the durations;\n"
+"            html: a page to explore them in a browser, with -o FILE).\n"
+"            json, chrome and html name the filter, as 'pktfilt show'\n"
+"            prints it: in each record's \"filter\", in \"otherData\",\n"
+"            in the page's header.\n"
 "\n"
 "        -o FILE, --output FILE\n"
 "            Print them to FILE, not standard output.\n"

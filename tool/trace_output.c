@@ -31,6 +31,8 @@ static enum pf_format format_of(const char *format)
 		return PF_FORMAT_FOLDED;
 	if (!strcmp(format, "chrome"))
 		return PF_FORMAT_CHROME;
+	if (!strcmp(format, "html"))
+		return PF_FORMAT_HTML;
 	return PF_FORMAT_TEXT;
 }
 

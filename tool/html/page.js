@@ -487,7 +487,7 @@ function packet(view, h, g) {
 		b.onclick = fn;
 		return b;
 	}
-	btn('collapse', 'collapse all', function () { tree.depth(1); });
+	btn('collapse', 'collapse all', function () { tree.depth(0); });
 	var dn = add(bar, el('input'));
 	dn.type = 'number';
 	dn.id = 'depthn';
@@ -561,7 +561,7 @@ function packet(view, h, g) {
 // --- diff: the two trees aligned, side by side -------------------------
 
 function diff(meta) {
-	var d = json(D.getElementById('pf-diff')), g = d.m, n = g.length / 5 | 0, m, i, p, hd, main;
+	var d = json(D.getElementById('pf-diff')), g = d.m.slice(1), n = g.length / 5 | 0, m, i, p, hd, main;
 	m = shape(n, function (i) { return g[5 * i + 1]; }, function (i) { return g[5 * i + 4]; });
 	m.op = new Uint8Array(n);
 	m.da = new Float64Array(n);
@@ -579,10 +579,18 @@ function diff(meta) {
 		if (p >= 0 && m.dif[i])
 			m.dif[p] = 1;
 	}
-	var places = [];
-	for (i = 0; i < n; i++)
-		if (m.op[i] && (m.par[i] < 0 || !m.op[m.par[i]]))
+	// a place: one-sided calls next to each other under a call both
+	// made (or at the top), as the text diff counts them
+	var places = [], prev = new Int32Array(n).fill(-1), last = {}, key;
+	for (i = 0; i < n; i++) {
+		key = m.par[i];
+		if (key in last)
+			prev[i] = last[key];
+		last[key] = i;
+		if (m.op[i] && (m.par[i] < 0 || !m.op[m.par[i]]) &&
+		    (prev[i] < 0 || !m.op[prev[i]]))
 			places.push(i);
+	}
 	function slower(i) {
 		var a = m.da[i], b = m.db[i];
 		if (m.op[i] || a < 0 || b < 0)
@@ -623,7 +631,7 @@ function diff(meta) {
 		b.onclick = fn;
 		return b;
 	}
-	btn('collapse', 'collapse all', function () { tree.depth(1); });
+	btn('collapse', 'collapse all', function () { tree.depth(0); });
 	btn('expdiff', 'expand the differences', expdiff);
 	var pc = el('span', '', places.length + ' place' + (places.length === 1 ? '' : 's'));
 	pc.id = 'places';
@@ -649,11 +657,7 @@ function diff(meta) {
 	box.id = 'tree';
 	tree = new VTree(box, m, function (i, r) {
 		var o = m.op[i], sw = slower(i);
-		r.className += ' drow';
-		r.classList.remove('row');
-		r.classList.add('row');
-		r.style.display = 'grid';
-		r.style.right = '0';
+		r.classList.add('drow');
 		[1, 2].forEach(function (side) {
 			var c = add(r, el('div')), here = !o || o === side, du = side === 1 ? m.da[i] : m.db[i];
 			if (!here) {

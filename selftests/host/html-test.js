@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// The browser half of selftests/host/html-test: opens the pages it made
+// in headless Chromium (puppeteer-core, Debian's /usr/bin/chromium) and
+// works them as a user would. Prints "ok"/"not ok" lines; the shell half
+// counts them.
+//
+//   node html-test.js WORKDIR IMGDIR
+//
+// WORKDIR holds the pages and, for each, the counts the shell computed
+// from the text renderings (expect.json).
+'use strict';
+const path = require('path');
+const fs = require('fs');
+const puppeteer = require('puppeteer-core');
+
+const work = process.argv[2], imgdir = process.argv[3];
+const expect = JSON.parse(fs.readFileSync(path.join(work, 'expect.json'), 'utf8'));
+let failed = 0;
+function ok(cond, what, detail) {
+	if (cond) {
+		console.log('ok - ' + what);
+	} else {
+		failed++;
+		console.log('not ok - ' + what);
+		if (detail !== undefined)
+			console.log(String(detail).split('\n').map((l) => '#   ' + l).join('\n'));
+	}
+	return cond;
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function open(browser, file, w, h) {
+	const page = await browser.newPage();
+	const problems = [], requests = [];
+	await page.setViewport({ width: w || 1100, height: h || 760 });
+	page.on('console', (m) => {
+		if (m.type() === 'error' || m.type() === 'warning' || m.type() === 'assert')
+			problems.push('console ' + m.type() + ': ' + m.text());
+	});
+	page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+	page.on('dialog', async (d) => { problems.push('dialog: ' + d.message()); await d.dismiss(); });
+	page.on('request', (r) => requests.push(r.url()));
+	const url = 'file://' + path.join(work, file);
+	await page.goto(url, { waitUntil: 'load' });
+	await page.waitForSelector('body[data-ready="1"], #error', { timeout: 10000 });
+	page.pf = { problems, requests, url, file };
+	return page;
+}
+
+// No console error, page error or dialog; nothing fetched but the page.
+function clean(page) {
+	const others = page.pf.requests.filter((u) => u !== page.pf.url);
+	ok(!page.pf.problems.length, page.pf.file + ': no console error, page error or dialog',
+	   page.pf.problems.join('\n'));
+	ok(!others.length, page.pf.file + ': nothing fetched but the page itself', others.join('\n'));
+}
+
+async function shot(page, name) {
+	const file = path.join(imgdir, name);
+	await page.screenshot({ path: file });
+	const size = fs.statSync(file).size;
+	ok(size > 5000 && size < 400000, 'screenshot ' + name + ' (' + size + ' bytes)');
+}
+
+const vis = (page) => page.evaluate(() => window.pktfilt.tree.vis.length);
+
+async function search(page, q) {
+	await page.click('#q', { clickCount: 3 });
+	await page.keyboard.press('Backspace');
+	await page.type('#q', q);
+	await page.waitForFunction(() => document.getElementById('count').dataset.n !== '', { timeout: 5000 });
+	await sleep(200);
+	return page.evaluate(() => +document.getElementById('count').dataset.n);
+}
+
+async function report(browser) {
+	const e = expect.report;
+	const page = await open(browser, e.page);
+	ok(!(await page.$('#error')), e.page + ': the script ran');
+	const npk = await page.$$eval('#plist tr.pk', (r) => r.length);
+	ok(npk === e.packets, e.page + ': the packet list has ' + e.packets + ' packets', 'saw ' + npk);
+	const calls = await page.evaluate(() => window.pktfilt.model.n);
+	ok(calls === e.calls, 'packet 1 has ' + e.calls + ' calls (as the text has lines of calls)', 'saw ' + calls);
+
+	// expand a closed node with callees, then collapse it
+	const before = await vis(page);
+	const tw = await page.evaluateHandle(() => {
+		const t = window.pktfilt.tree, m = window.pktfilt.model;
+		for (const r of document.querySelectorAll('#tree .row')) {
+			const i = +r.dataset.i;
+			if (m.nk[i] && !t.open[i])
+				return r.querySelector('.tw');
+		}
+		return null;
+	});
+	ok(!!(await tw.jsonValue()), 'a closed call with callees is in view');
+	await tw.click();
+	const opened = await vis(page);
+	ok(opened > before, 'clicking its \u25b8 expands it (' + before + ' -> ' + opened + ' rows)');
+	const tw2 = await page.evaluateHandle((n) => {
+		const t = window.pktfilt.tree, m = window.pktfilt.model;
+		for (const r of document.querySelectorAll('#tree .row')) {
+			const i = +r.dataset.i;
+			if (m.nk[i] && t.open[i] && m.depth[i] === 2 && r.querySelector('.tw').textContent === '\u25be')
+				return r.querySelector('.tw');
+		}
+		return null;
+	}, before);
+	await tw2.click();
+	const closed = await vis(page);
+	ok(closed < opened, 'clicking its \u25be collapses it (' + opened + ' -> ' + closed + ' rows)');
+	const rowsInDom = await page.$$eval('#tree .row', (r) => r.length);
+	ok(rowsInDom <= closed && rowsInDom < 100, 'only the rows in view are in the DOM (' + rowsInDom + ')');
+
+	// search, substring and glob, against the counts of the text rendering
+	for (const s of e.searches) {
+		const n = await search(page, s.q);
+		ok(n === s.n, 'search "' + s.q + '": ' + s.n + ' matches, as grep counts in the text', 'page says ' + n);
+	}
+	const q = e.searches[0].q;
+	await search(page, q);
+	await page.click('#next');
+	await page.click('#next');
+	const cur = await page.evaluate(() => {
+		const r = document.querySelector('#tree .row.cur');
+		return r ? { name: r.querySelector('.fn').textContent, hit: r.querySelector('.fn').classList.contains('hit'),
+			     count: document.getElementById('count').textContent } : null;
+	});
+	ok(cur && cur.name.indexOf(q) >= 0 && cur.hit && /^2 of /.test(cur.count),
+	   'next, next: the second match is shown, highlighted, its path open', JSON.stringify(cur));
+	const fhits = await page.$$eval('#flame .fr.hit', (f) => f.length);
+	ok(fhits > 0, 'the matches are highlighted in the flame graph too (' + fhits + ' frames)');
+	await shot(page, 'html-report.png');
+
+	// the flame graph: click a frame, it zooms and is selected in the tree
+	const target = await page.evaluate(() => {
+		const m = window.pktfilt.model;
+		let best = -1;
+		for (const f of document.querySelectorAll('#flame .fr:not(.anc)')) {
+			const i = +f.dataset.i;
+			if (m.depth[i] >= 2 && m.nk[i] && f.getBoundingClientRect().width > 40 && (best < 0 || m.depth[i] > m.depth[best]))
+				best = i;
+		}
+		return best;
+	});
+	ok(target > 0, 'a frame to zoom to (call ' + target + ')');
+	const fr = await page.$('#flame .fr[data-i="' + target + '"]');
+	await fr.evaluate((f) => f.scrollIntoView());
+	await fr.click();
+	const z = await page.evaluate(() => ({ zoom: window.pktfilt.flame.zoom, sel: window.pktfilt.tree.sel,
+		rowsel: !!document.querySelector('#tree .row.sel'),
+		width: document.querySelector('#flame .fr[data-i="' + window.pktfilt.flame.zoom + '"]').getBoundingClientRect().width,
+		box: document.getElementById('flamebox').clientWidth }));
+	ok(z.zoom === target && z.width >= z.box - 4, 'clicking the frame zooms to it (now ' + Math.round(z.width) + ' px wide)',
+	   JSON.stringify(z));
+	ok(z.sel === target && z.rowsel, 'and reveals and selects it in the tree', JSON.stringify(z));
+	await shot(page, 'html-flame-zoom.png');
+	await page.click('#zback');
+	const back = await page.evaluate(() => window.pktfilt.flame.zoom);
+	ok(back === 0, 'back zooms out to the root', 'zoom ' + back);
+	clean(page);
+	await page.close();
+}
+
+async function drop(browser) {
+	const e = expect.drop;
+	const page = await open(browser, e.page);
+	await page.click('#plist tr.pk:nth-child(' + e.index + ')');
+	await page.waitForSelector('#todrop');
+	const dis = await page.$eval('#todrop', (b) => b.disabled);
+	ok(!dis, 'a dropped packet: "path to the drop" is on');
+	await page.click('#collapse');
+	await page.click('#todrop');
+	const s = await page.evaluate(() => {
+		const r = document.querySelector('#tree .row.sel');
+		return r ? { name: r.querySelector('.fn').textContent, badge: (r.querySelector('.b-drop') || {}).textContent } : null;
+	});
+	ok(s && s.name.split(/[ .]/)[0] === e.func && s.badge === e.fate,
+	   'it opens the path to ' + e.func + ', marked "' + e.fate + '"', JSON.stringify(s));
+	await shot(page, 'html-drop.png');
+	clean(page);
+	await page.close();
+}
+
+async function incomplete(browser) {
+	const e = expect.incomplete;
+	const page = await open(browser, e.page);
+	const n = await page.$$eval('#plist td.inc', (t) => t.filter((x) => /INCOMPLETE/.test(x.textContent)).length);
+	ok(n === e.packets, e.page + ': ' + e.packets + ' packets marked INCOMPLETE in the list', 'saw ' + n);
+	await page.click('#plist tr.pk:nth-child(' + e.index + ')');
+	const r = await page.evaluate(() => ({
+		head: document.querySelector('#phead .b-inc') ? document.querySelector('#phead .b-inc').textContent : null,
+		nret: (() => { const m = window.pktfilt.model; let k = 0; for (let i = 0; i < m.n; i++) if (m.dur[i] < 0) k++; return k; })(),
+		badge: (() => {
+			const m = window.pktfilt.model;
+			let i = 0;
+			while (i < m.n && m.dur[i] >= 0)
+				i++;
+			window.pktfilt.tree.reveal(i);
+			return [...document.querySelectorAll('#tree .row[data-i="' + i + '"] .b-inc')].map((b) => b.textContent);
+		})()
+	}));
+	ok(r.head && /INCOMPLETE: /.test(r.head) && r.badge.indexOf('did not return') >= 0 && r.nret > 0,
+	   'its packet ' + e.index + ': INCOMPLETE in its header, ' + r.nret + ' calls marked "did not return"', JSON.stringify(r));
+	clean(page);
+	await page.close();
+}
+
+async function hostile(browser) {
+	const e = expect.hostile;
+	const page = await open(browser, e.page);
+	const r = await page.evaluate(() => ({
+		scripts: document.scripts.length,
+		name: [...document.querySelectorAll('#tree .fn')].map((x) => x.textContent).filter((t) => t.indexOf('<') >= 0),
+		pwned: !!window.pwned
+	}));
+	ok(r.scripts === e.scripts && !r.pwned, 'a function named ' + e.name + ' stays data: ' + r.scripts + ' script elements, none run',
+	   JSON.stringify(r));
+	ok(r.name.indexOf(e.name) >= 0, 'and it shows as text in the tree', JSON.stringify(r.name));
+	const n = await search(page, '</script>');
+	ok(n === 1, 'search finds it once', 'page says ' + n);
+	clean(page);
+	await page.close();
+}
+
+async function big(browser) {
+	const e = expect.big;
+	const page = await open(browser, e.page);
+	const t = await page.evaluate(() => new Promise((res) => {
+		const nav = performance.getEntriesByType('navigation')[0];
+		const done = (fcp) => res({ fcp, load: nav ? nav.loadEventEnd : -1, calls: window.pktfilt.model.n });
+		new PerformanceObserver((l) => {
+			for (const e of l.getEntries())
+				if (e.name === 'first-contentful-paint')
+					done(e.startTime);
+		}).observe({ type: 'paint', buffered: true });
+		setTimeout(() => done(-1), 5000);
+	}));
+	ok(t.calls === e.calls, e.page + ': ' + e.calls + ' calls in the packet', JSON.stringify(t));
+	ok(t.fcp > 0 && t.fcp < 1000, e.page + ' (' + e.calls + ' calls, ' + e.bytes + ' bytes): first paint ' +
+	   Math.round(t.fcp) + ' ms, load ' + Math.round(t.load) + ' ms (< 1000)', JSON.stringify(t));
+	const t0 = Date.now();
+	await page.click('#expall');
+	const rows = await vis(page);
+	const dt = Date.now() - t0;
+	ok(rows === e.calls && dt < 1000, 'expand all: ' + rows + ' rows in ' + dt + ' ms', JSON.stringify({ rows, dt }));
+	clean(page);
+	await page.close();
+}
+
+async function diff(browser) {
+	const e = expect.diff;
+	const page = await open(browser, e.page, 1300, 760);
+	ok(!(await page.$('#error')), e.page + ': the script ran');
+	const sum = await page.$eval('#summary', (s) => s.textContent);
+	ok(sum.indexOf('calls: ' + e.calls) === 0, 'the summary says "' + e.calls + '", as the text diff', sum);
+	const r = await page.evaluate(() => {
+		const m = window.pktfilt.model;
+		let a = 0, b = 0, both = 0;
+		for (let i = 0; i < m.n; i++)
+			if (m.op[i] === 1) a++; else if (m.op[i] === 2) b++; else both++;
+		return { a, b, both, places: window.pktfilt.places.length,
+			 gaps: document.querySelectorAll('#tree .gap').length,
+			 oa: document.querySelectorAll('#tree .oa').length, ob: document.querySelectorAll('#tree .ob').length };
+	});
+	ok(r.both === e.common && r.a === e.only_a && r.b === e.only_b,
+	   'the aligned rows: ' + e.common + ' in both, ' + e.only_a + ' only A, ' + e.only_b + ' only B, as the text diff counts',
+	   JSON.stringify(r));
+	ok(r.places === e.places, e.places + ' places, as the text diff', JSON.stringify(r));
+	ok(r.gaps > 0 && (r.oa > 0 || r.ob > 0), 'one-sided calls are shown against a gap (' + r.gaps + ' in view)');
+	await page.click('#nextdiff');
+	const s = await page.evaluate(() => {
+		const m = window.pktfilt.model, t = window.pktfilt.tree;
+		return { sel: t.sel, op: t.sel >= 0 ? m.op[t.sel] : -1, text: document.getElementById('places').textContent,
+			 row: !!document.querySelector('#tree .row.sel') };
+	});
+	ok(s.op > 0 && s.row && /^1 of /.test(s.text), 'next place: the first one-sided call is shown, selected', JSON.stringify(s));
+	const slower = await page.$$eval('#tree .slower', (x) => x.length);
+	ok(slower > 0, 'slower calls are marked (' + slower + ' in view)');
+	await page.click('#collapse');
+	const c = await vis(page);
+	ok(c === 1, 'collapse all leaves the root', 'rows ' + c);
+	await page.click('#expdiff');
+	await shot(page, 'html-diff.png');
+	clean(page);
+	await page.close();
+}
+
+(async () => {
+	let browser;
+	try {
+		browser = await puppeteer.launch({
+			executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+			headless: true,
+			userDataDir: path.join(work, 'profile'),
+			args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+			       '--disable-background-networking', '--disable-component-update',
+			       '--disable-sync', '--proxy-server=127.0.0.1:9', '--hide-scrollbars']
+		});
+		ok(true, 'chromium ' + (await browser.version()) + ' started');
+		for (const t of [report, drop, incomplete, hostile, big, diff]) {
+			try {
+				await t(browser);
+			} catch (err) {
+				ok(false, t.name + ': ' + err.message, err.stack);
+			}
+		}
+	} catch (err) {
+		ok(false, 'chromium runs', err.stack);
+	} finally {
+		if (browser)
+			await browser.close();
+	}
+	process.exit(failed ? 1 : 0);
+})();

@@ -60,7 +60,10 @@ void html_json_str(struct pf_obuf *b, const char *str)
 			} else if (len == 3 && s[0] == 0xe2 && s[1] == 0x80 &&
 				   (s[2] == 0xa8 || s[2] == 0xa9)) {
 				/* U+2028, U+2029: line ends to old JS */
-				ob_lit(b, s[2] == 0xa8 ? "\\u2028" : "\\u2029");
+				if (s[2] == 0xa8)
+					ob_lit(b, "\\u2028");
+				else
+					ob_lit(b, "\\u2029");
 				s += len;
 				n -= len;
 				continue;

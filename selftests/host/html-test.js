@@ -78,7 +78,7 @@ async function report(browser) {
 	const e = expect.report;
 	const page = await open(browser, e.page);
 	ok(!(await page.$('#error')), e.page + ': the script ran');
-	const npk = await page.$$eval('#plist tr.pk', (r) => r.length);
+	const npk = await page.evaluate(() => window.pktfilt.packets.length);
 	ok(npk === e.packets, e.page + ': the packet list has ' + e.packets + ' packets', 'saw ' + npk);
 	const calls = await page.evaluate(() => window.pktfilt.model.n);
 	ok(calls === e.calls, 'packet 1 has ' + e.calls + ' calls (as the text has lines of calls)', 'saw ' + calls);
@@ -166,7 +166,7 @@ async function report(browser) {
 async function drop(browser) {
 	const e = expect.drop;
 	const page = await open(browser, e.page);
-	await page.click('#plist tr.pk:nth-child(' + e.index + ')');
+	await page.click('#plist .pk[data-p="' + (e.index - 1) + '"]');
 	await page.waitForSelector('#todrop');
 	const dis = await page.$eval('#todrop', (b) => b.disabled);
 	ok(!dis, 'a dropped packet: "path to the drop" is on');
@@ -186,9 +186,11 @@ async function drop(browser) {
 async function incomplete(browser) {
 	const e = expect.incomplete;
 	const page = await open(browser, e.page);
-	const n = await page.$$eval('#plist td.inc', (t) => t.filter((x) => /INCOMPLETE/.test(x.textContent)).length);
+	const n = await page.evaluate(() => window.pktfilt.packets.filter((h) => !h.complete).length);
+	const shown = await page.$$eval('#plist .pk .inc', (t) => t.filter((x) => /INCOMPLETE/.test(x.textContent)).length);
+	ok(shown > 0, e.page + ': the list marks them INCOMPLETE (' + shown + ' in view)');
 	ok(n === e.packets, e.page + ': ' + e.packets + ' packets marked INCOMPLETE in the list', 'saw ' + n);
-	await page.click('#plist tr.pk:nth-child(' + e.index + ')');
+	await page.click('#plist .pk[data-p="' + (e.index - 1) + '"]');
 	const r = await page.evaluate(() => ({
 		head: document.querySelector('#phead .b-inc') ? document.querySelector('#phead .b-inc').textContent : null,
 		nret: (() => { const m = window.pktfilt.model; let k = 0; for (let i = 0; i < m.n; i++) if (m.dur[i] < 0) k++; return k; })(),
@@ -276,6 +278,15 @@ async function diff(browser) {
 			 row: !!document.querySelector('#tree .row.sel') };
 	});
 	ok(s.op > 0 && s.row && /^1 of /.test(s.text), 'next place: the first one-sided call is shown, selected', JSON.stringify(s));
+	const dr = await page.evaluate(() => {
+		const i = window.pktfilt.drop[1];
+		window.pktfilt.tree.reveal(i);
+		const r = document.querySelector('#tree .row[data-i="' + i + '"] .b-drop');
+		return { i, name: i >= 0 ? window.pktfilt.model.name[i] : null, badge: r ? r.textContent : null };
+	});
+	ok(dr.badge === e.fate_b && dr.name.split(/[ .]/)[0] === e.drop_b,
+	   'B\'s drop is marked at ' + e.drop_b + ': "' + e.fate_b + '"', JSON.stringify(dr));
+	await page.click('#nextdiff');
 	const slower = await page.$$eval('#tree .slower', (x) => x.length);
 	ok(slower > 0, 'slower calls are marked (' + slower + ' in view)');
 	await page.click('#collapse');

@@ -412,36 +412,52 @@ function fail(e) {
 
 function report(meta) {
 	var heads = D.querySelectorAll('script.pf-h'), graphs = D.querySelectorAll('script.pf-g');
-	var H = [], i, hd, main, list, table, tr, cur = -1;
+	var H = [], i, hd, main, list, rows, cur = -1, pending = false;
 	hd = add(D.body, el('header'));
 	add(hd, el('b', '', 'pktfilt'));
 	add(hd, D.createTextNode(' ' + heads.length + ' packet' + (heads.length === 1 ? '' : 's') +
 				 (meta.filter ? ', traced with ' + meta.filter : '')));
 	main = add(D.body, el('main'));
+	for (i = 0; i < heads.length; i++)
+		H.push(json(heads[i]));
+	// the list, drawn lazily too: only the rows in view
+	var lh = add(main, el('div', 'pk ph'));
+	['seq', 'stage', 'id', 'tuple', 'fate', 'duration', 'calls', ''].forEach(function (s) {
+		add(lh, el('span', '', s));
+	});
 	list = add(main, el('div'));
 	list.id = 'plist';
-	table = add(list, el('table'));
-	tr = add(add(table, el('thead')), el('tr'));
-	['#', 'stage', 'id', 'tuple', 'fate', 'duration', 'calls', ''].forEach(function (s) {
-		add(tr, el('th', '', s));
-	});
-	var tb = add(table, el('tbody'));
-	for (i = 0; i < heads.length; i++) {
-		var h = json(heads[i]);
-		H.push(h);
-		tr = add(tb, el('tr', 'pk'));
-		tr.dataset.p = i;
-		add(tr, el('td', '', h.seq));
-		add(tr, el('td', '', h.stage || '?'));
-		add(tr, el('td', '', h.id));
-		add(tr, el('td', '', tuple(h)));
-		add(add(tr, el('td')), fateSpan(h));
-		add(tr, el('td', '', h.root === null ? 'no graph' : us(h.dur)));
-		add(tr, el('td', '', h.calls));
-		add(tr, el('td', 'inc', h.complete ? '' : 'INCOMPLETE: ' + h.incomplete));
+	list.style.height = Math.min(190, H.length * RH + 2) + 'px';
+	rows = add(list, el('div', 'rows'));
+	rows.style.height = H.length * RH + 'px';
+	function drawList() {
+		var first = Math.max(0, Math.floor(list.scrollTop / RH) - 5);
+		var last = Math.min(H.length, first + Math.ceil(190 / RH) + 10), k, h, r;
+		rows.textContent = '';
+		for (k = first; k < last; k++) {
+			h = H[k];
+			r = add(rows, el('div', 'pk' + (k === cur ? ' on' : '')));
+			r.style.top = k * RH + 'px';
+			r.dataset.p = k;
+			add(r, el('span', '', h.seq));
+			add(r, el('span', '', h.stage || '?'));
+			add(r, el('span', '', h.id));
+			add(r, el('span', '', tuple(h)));
+			add(add(r, el('span')), fateSpan(h));
+			add(r, el('span', '', h.root === null ? 'no graph' : us(h.dur)));
+			add(r, el('span', '', h.calls));
+			add(r, el('span', 'inc', h.complete ? '' : 'INCOMPLETE: ' + h.incomplete));
+			r.title = 'packet ' + h.seq + ': ' + tuple(h) + ', ' + fate(h) + (h.complete ? '' : ', INCOMPLETE: ' + h.incomplete);
+		}
 	}
-	tb.addEventListener('click', function (ev) {
-		var r = ev.target.closest('tr.pk');
+	list.addEventListener('scroll', function () {
+		if (pending)
+			return;
+		pending = true;
+		requestAnimationFrame(function () { pending = false; drawList(); });
+	});
+	rows.addEventListener('click', function (ev) {
+		var r = ev.target.closest('.pk');
 		if (r)
 			open(+r.dataset.p);
 	});
@@ -450,16 +466,21 @@ function report(meta) {
 	if (!heads.length)
 		add(view, el('p', '', 'No packet in this trace (were events/pktfilt enabled?).'));
 	function open(p) {
-		var rowsel = tb.children;
-		if (cur >= 0 && rowsel[cur])
-			rowsel[cur].classList.remove('on');
 		cur = p;
-		rowsel[p].classList.add('on');
+		if (p * RH < list.scrollTop || (p + 1) * RH > list.scrollTop + list.clientHeight)
+			list.scrollTop = p * RH;
+		drawList();
 		view.textContent = '';
 		packet(view, H[p], json(graphs[p]));
+		window.pktfilt.packets = H;
+		window.pktfilt.open = open;
+		window.pktfilt.current = p;
 	}
+	drawList();
 	if (heads.length)
 		open(0);
+	else
+		window.pktfilt = { packets: H, open: open, current: -1 };
 }
 
 function packet(view, h, g) {
@@ -591,6 +612,37 @@ function diff(meta) {
 		    (prev[i] < 0 || !m.op[prev[i]]))
 			places.push(i);
 	}
+	// where each side was dropped: dropAt() over that side's calls
+	function sideModel(side) {
+		var idx = [], j;
+		for (j = 0; j < n; j++)
+			if (!m.op[j] || m.op[j] === side)
+				idx.push(j);
+		return idx;
+	}
+	var dropA = -1, dropB = -1;
+	[1, 2].forEach(function (side) {
+		var h = side === 1 ? d.a : d.b, idx, sub, at, k, map = {};
+		if (h.fate !== 'dropped')
+			return;
+		idx = sideModel(side);
+		var next = new Int32Array(n + 1);	// the side's first call at or after
+		next[n] = idx.length;
+		for (k = idx.length - 1; k >= 0; k--)
+			map[idx[k]] = k;
+		for (k = n - 1; k >= 0; k--)
+			next[k] = k in map ? map[k] : next[k + 1];
+		sub = { n: idx.length, name: idx.map(function (j) { return m.name[j]; }),
+			par: idx.map(function (j) { return m.par[j] >= 0 ? map[m.par[j]] : -1; }),
+			end: idx.map(function (j) { return next[m.end[j]]; }) };
+		at = dropAt(sub, h);
+		if (at >= 0) {
+			if (side === 1)
+				dropA = idx[at];
+			else
+				dropB = idx[at];
+		}
+	});
 	function slower(i) {
 		var a = m.da[i], b = m.db[i];
 		if (m.op[i] || a < 0 || b < 0)
@@ -677,11 +729,19 @@ function diff(meta) {
 			add(c, tree.indent(i));
 			add(c, tree.twisty(i));
 			add(c, el('span', 'fn' + (srch.flags[i] ? ' hit' : ''), m.name[i]));
+			if (du < 0)
+				add(c, el('span', 'badge b-inc', 'did not return'));
+			if (i === (side === 1 ? dropA : dropB))
+				add(c, el('span', 'badge b-drop', fate(side === 1 ? d.a : d.b)));
 		});
 	}, null);
 	box.style.height = '70vh';
 	expdiff();
-	window.pktfilt = { model: m, tree: tree, search: srch, places: places };
+	[dropA, dropB].forEach(function (i) {
+		if (i >= 0)
+			tree.reveal(i, true);
+	});
+	window.pktfilt = { model: m, tree: tree, search: srch, places: places, drop: [dropA, dropB] };
 }
 
 try {

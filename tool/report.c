@@ -19,10 +19,12 @@
 #define EXIT_USAGE	2
 
 const char pf_report_synopsis[] =
-"pktfilt report [--format FORMAT] [--svg FILE] [-o FILE] TRACEFILE";
+"pktfilt report [--format FORMAT] [--svg FILE] [--html FILE] [-o FILE]\n"
+"                  TRACEFILE";
 
 const char pf_report_help[] =
-"    pktfilt report [--format FORMAT] [--svg FILE] [-o FILE] TRACEFILE\n"
+"    pktfilt report [--format FORMAT] [--svg FILE] [--html FILE] [-o FILE]\n"
+"                   TRACEFILE\n"
 "        Render the packets of a function_graph trace that pktfilt made,\n"
 "        saved from tracefs (cat trace or trace_pipe > TRACEFILE; - reads\n"
 "        standard input). A packet is its pktfilt_packet event and the\n"
@@ -129,6 +131,10 @@ const char pf_report_help[] =
 "            shows its name, duration and share of the packet. Given\n"
 "            alone, without --format or -o, it is the only output.\n"
 "\n"
+"        --html FILE\n"
+"            Also write the page of --format html to FILE. As --svg,\n"
+"            without --format or -o it is the only output.\n"
+"\n"
 "        -o FILE, --output FILE\n"
 "            Write the --format rendering to FILE, not standard output.\n"
 "\n"
@@ -171,6 +177,7 @@ const char pf_report_examples[] =
 struct pf_report_opts {
 	const char *format;	/* NULL: not given */
 	const char *svg;
+	const char *html;
 	const char *output;
 	const char *input;
 };
@@ -230,6 +237,9 @@ static int parse_args(int argc, char **argv, struct pf_report_opts *o)
 				r = take_opt("--svg", NULL, argc, argv, &i,
 					     &o->svg);
 			if (!r)
+				r = take_opt("--html", NULL, argc, argv, &i,
+					     &o->html);
+			if (!r)
 				r = take_opt("--output", "-o", argc, argv, &i,
 					     &o->output);
 			if (r == 1)
@@ -252,6 +262,8 @@ static int parse_args(int argc, char **argv, struct pf_report_opts *o)
 				    o->format);
 	if (o->svg && !o->svg[0])
 		return report_usage("%s", "--svg needs a file name");
+	if (o->html && !o->html[0])
+		return report_usage("%s", "--html needs a file name");
 	if (o->output && !o->output[0])
 		return report_usage("%s", "--output needs a file name");
 	return EXIT_OK;
@@ -280,7 +292,7 @@ struct report_out {
 
 /* The renderers, each packet given to both as soon as it is complete. */
 struct report_run {
-	struct report_out outs[2];
+	struct report_out outs[3];
 	size_t nouts;
 };
 
@@ -417,7 +429,7 @@ int pf_report_run(const struct pf_cmd *cmd, int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 
-	if (o.format || o.output || !o.svg) {
+	if (o.format || o.output || !(o.svg || o.html)) {
 		if (out_open(&run.outs[run.nouts],
 			     o.output ? o.output : "-",
 			     format_of(o.format ? o.format : "text"))) {
@@ -429,6 +441,16 @@ int pf_report_run(const struct pf_cmd *cmd, int argc, char **argv)
 	}
 	if (o.svg) {
 		if (out_open(&run.outs[run.nouts], o.svg, PF_FORMAT_SVG)) {
+			for (i = 0; i < run.nouts; i++)
+				out_close(&run.outs[i]);
+			if (in != stdin)
+				fclose(in);
+			return EXIT_RUNTIME;
+		}
+		run.nouts++;
+	}
+	if (o.html) {
+		if (out_open(&run.outs[run.nouts], o.html, PF_FORMAT_HTML)) {
 			for (i = 0; i < run.nouts; i++)
 				out_close(&run.outs[i]);
 			if (in != stdin)

@@ -8,14 +8,14 @@
 const char pf_trace_synopsis[] =
 "pktfilt trace [PREDICATE]... [--count N] [--at STAGE[,STAGE]...]\n"
 "                  [--timeout SEC] [--format text|json|folded|chrome|html] [-o FILE]\n"
-"                  [--raw FILE] [--svg FILE]\n"
+"                  [--raw FILE] [--svg FILE] [--html FILE]\n"
 "                  [--functions GLOB[,GLOB]... | --all-functions] [-q]\n"
 "                  [EXPRESSION] [-- COMMAND [ARG]...]";
 
 const char pf_trace_help[] =
 "    pktfilt trace [PREDICATE]... [--count N] [--at STAGE[,STAGE]...]\n"
 "                  [--timeout SEC] [--format text|json|folded|chrome|html] [-o FILE]\n"
-"                  [--raw FILE] [--svg FILE]\n"
+"                  [--raw FILE] [--svg FILE] [--html FILE]\n"
 "                  [--functions GLOB[,GLOB]... | --all-functions] [-q]\n"
 "                  [EXPRESSION] [-- COMMAND [ARG]...]\n"
 "        Everything in one command: set tracefs up for function_graph\n"
@@ -64,6 +64,10 @@ const char pf_trace_help[] =
 "\n"
 "        --svg FILE\n"
 "            Also draw them into FILE, a flame graph (see report).\n"
+"\n"
+"        --html FILE\n"
+"            Also write them into FILE, a page to explore them in a\n"
+"            browser (see report's --format html).\n"
 "\n"
 "        --raw FILE\n"
 "            Also save the trace as tracefs printed it, for 'pktfilt\n"

@@ -554,6 +554,7 @@ const char pf_html_js[] =
 "\n"
 "function packet(view, h, g) {\n"
 "	var m = model(g), ph, bar, det, box, fbar, fbox, tree, flame, srch, drop, top;\n"
+"	window.pktfilt = { model: m };\n"
 "	top = m.n ? (m.dur[0] >= 0 ? m.dur[0] : m.ew[0]) : 0;\n"
 "	ph = add(view, el('div'));\n"
 "	ph.id = 'phead';\n"

@@ -209,6 +209,18 @@ async function incomplete(browser) {
 	await page.close();
 }
 
+async function nothing(browser) {
+	for (const f of ['nograph.html', 'empty.html']) {
+		const page = await open(browser, f);
+		const r = await page.evaluate(() => ({ ready: document.body.dataset.ready,
+			text: (document.getElementById('phead') || document.getElementById('view')).textContent }));
+		ok(r.ready === '1' && /no graph|No packet/.test(r.text), f + ': the page says "' +
+		   (/no graph/.test(r.text) ? 'no graph' : 'No packet') + '"', JSON.stringify(r));
+		clean(page);
+		await page.close();
+	}
+}
+
 async function hostile(browser) {
 	const e = expect.hostile;
 	const page = await open(browser, e.page);
@@ -310,7 +322,7 @@ async function diff(browser) {
 			       '--disable-sync', '--proxy-server=127.0.0.1:9', '--hide-scrollbars']
 		});
 		ok(true, 'chromium ' + (await browser.version()) + ' started');
-		for (const t of [report, drop, incomplete, hostile, big, diff]) {
+		for (const t of [report, drop, incomplete, nothing, hostile, big, diff]) {
 			try {
 				await t(browser);
 			} catch (err) {

@@ -485,6 +485,7 @@ function report(meta) {
 
 function packet(view, h, g) {
 	var m = model(g), ph, bar, det, box, fbar, fbox, tree, flame, srch, drop, top;
+	window.pktfilt = { model: m };
 	top = m.n ? (m.dur[0] >= 0 ? m.dur[0] : m.ew[0]) : 0;
 	ph = add(view, el('div'));
 	ph.id = 'phead';

@@ -159,6 +159,10 @@ async function report(browser) {
 	await page.click('#zback');
 	const back = await page.evaluate(() => window.pktfilt.flame.zoom);
 	ok(back === 0, 'back zooms out to the root', 'zoom ' + back);
+	const row = await page.$('#tree .row[data-i="' + target + '"] .fn');
+	await row.click({ count: 2 });
+	const dz = await page.evaluate(() => window.pktfilt.flame.zoom);
+	ok(dz === target, 'a double click on its row in the tree zooms to it again', 'zoom ' + dz);
 	clean(page);
 	await page.close();
 }

@@ -266,8 +266,14 @@ function VTree(box, m, row, onsel) {
 		t.draw();
 	};
 	t.select = function (i) {
+		var k, r;
 		t.sel = i;
-		t.draw();
+		// the rows stay (a double click needs the same element twice)
+		for (k = 0; k < rows.children.length; k++) {
+			r = rows.children[k];
+			r.classList.toggle('sel', +r.dataset.i === i);
+			r.classList.toggle('cur', +r.dataset.i === t.cur);
+		}
 		if (onsel)
 			onsel(i);
 	};
@@ -522,7 +528,7 @@ function packet(view, h, g) {
 		tb.disabled = true;
 	det = add(view, el('div', 'mono'));
 	det.id = 'detail';
-	det.textContent = 'click a call for its details; click \u25b8 to open it';
+	det.textContent = 'click a call for its details, \u25b8 to open it, double-click to zoom the flame graph to it';
 	box = add(view, el('div'));
 	box.id = 'tree';
 	tree = new VTree(box, m, function (i, r) {
@@ -573,6 +579,12 @@ function packet(view, h, g) {
 		tree.select(i);
 	}, function () { return srch.flags; });
 	flame.drop = drop;
+	// a double click in the tree zooms the flame graph to the call
+	box.addEventListener('dblclick', function (ev) {
+		var r = ev.target.closest('[data-i]');
+		if (r)
+			flame.zoomTo(+r.dataset.i);
+	});
 	tree.depth(3);
 	if (drop >= 0)
 		tree.reveal(drop, true);

@@ -129,6 +129,12 @@ async function report(browser) {
 	});
 	ok(cur && cur.name.indexOf(q) >= 0 && cur.hit && /^2 of /.test(cur.count),
 	   'next, next: the second match is shown, highlighted, its path open', JSON.stringify(cur));
+	const qn = await search(page, e.searches[1].q);
+	await page.click('#prev');
+	const last = await page.evaluate(() => document.getElementById('count').textContent);
+	ok(last === qn + ' of ' + qn, 'prev after a new search: the last match', last);
+	await search(page, q);
+	await page.click('#next');
 	const fhits = await page.$$eval('#flame .fr.hit', (f) => f.length);
 	ok(fhits > 0, 'the matches are highlighted in the flame graph too (' + fhits + ' frames)');
 	await shot(page, 'html-report.png');

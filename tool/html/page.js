@@ -310,7 +310,7 @@ function Search(bar, names, show, onhits) {
 		step: function (d) {
 			if (!hits.length)
 				return;
-			k = (k + d + hits.length) % hits.length;
+			k = k < 0 ? (d > 0 ? 0 : hits.length - 1) : (k + d + hits.length) % hits.length;
 			count.textContent = (k + 1) + ' of ' + hits.length;
 			count.dataset.n = hits.length;
 			show(hits[k]);
@@ -708,7 +708,7 @@ function diff(meta) {
 	function step(s) {
 		if (!places.length)
 			return;
-		k = (k + s + places.length) % places.length;
+		k = k < 0 ? (s > 0 ? 0 : places.length - 1) : (k + s + places.length) % places.length;
 		pc.textContent = (k + 1) + ' of ' + places.length + ' places';
 		tree.reveal(places[k]);
 		tree.select(places[k]);

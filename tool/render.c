@@ -930,7 +930,7 @@ int pf_render_end(struct pf_render *r)
 		svg_head(r->out, r->drawn, height);
 		err = svg_copy(r->svg.out, r->out);
 		if (!err)
-			fputs("</svg>\n", r->out);
+			svg_tail(r->out);
 	}
 	if (!err && r->fmt == PF_FORMAT_CHROME) {
 		chrome_default_process(r->chrome);

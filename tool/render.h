@@ -70,10 +70,12 @@ size_t pf_self_times(const struct pf_packet *pkt, uint64_t *weights, size_t n);
 
 /*
  * A self-contained SVG: for each complete packet, a header with its seq,
- * stage, id, tuple, total time and fate, and an icicle graph (the root on top, callees below it,
- * each call as wide as its duration, in call order from the left); the
- * packets one under the other, each on its own time scale. Hovering a
- * call shows its name, duration and share of the packet.
+ * stage, id, tuple, total time and fate, and an icicle graph (the root on
+ * top, callees below it, each call as wide as its duration, in call order
+ * from the left); the packets one under the other, each on its own time
+ * scale. Hovering a call shows its name, duration and share of the
+ * packet; an inline script zooms to a call clicked and searches the
+ * names, with a count, as flamegraph.pl's SVGs do.
  */
 int pf_render_svg(FILE *out, const struct pf_trace *trace);
 

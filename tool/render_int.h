@@ -105,6 +105,8 @@ struct pf_svg {
 void svg_packet(struct pf_svg *g, const struct pf_packet *pkt);
 /* Everything before the packets: the height must be known. */
 void svg_head(FILE *out, size_t drawn, double height);
+/* After the packets: the script (zoom, search), then </svg>. */
+void svg_tail(FILE *out);
 /* Copy the SVG's packets from their temporary file. */
 int svg_copy(FILE *from, FILE *to);
 

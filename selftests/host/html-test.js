@@ -30,7 +30,7 @@ function ok(cond, what, detail) {
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function open(browser, file, w, h) {
+async function open(browser, file, w, h, answer) {
 	const page = await browser.newPage();
 	const problems = [], requests = [];
 	await page.setViewport({ width: w || 1100, height: h || 760 });
@@ -39,11 +39,17 @@ async function open(browser, file, w, h) {
 			problems.push('console ' + m.type() + ': ' + m.text());
 	});
 	page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-	page.on('dialog', async (d) => { problems.push('dialog: ' + d.message()); await d.dismiss(); });
+	page.on('dialog', async (d) => {
+		if (answer !== undefined && d.type() === 'prompt')
+			return d.accept(answer);
+		problems.push('dialog: ' + d.message());
+		await d.dismiss();
+	});
 	page.on('request', (r) => requests.push(r.url()));
 	const url = 'file://' + path.join(work, file);
 	await page.goto(url, { waitUntil: 'load' });
-	await page.waitForSelector('body[data-ready="1"], #error', { timeout: 10000 });
+	if (!/\.svg$/.test(file))
+		await page.waitForSelector('body[data-ready="1"], #error', { timeout: 10000 });
 	page.pf = { problems, requests, url, file };
 	return page;
 }
@@ -169,6 +175,54 @@ async function report(browser) {
 	await row.click({ count: 2 });
 	const dz = await page.evaluate(() => window.pktfilt.flame.zoom);
 	ok(dz === target, 'a double click on its row in the tree zooms to it again', 'zoom ' + dz);
+	clean(page);
+	await page.close();
+}
+
+// The SVG (--svg): flamegraph.pl's click to zoom and search with a count.
+async function svg(browser) {
+	const e = expect.svg;
+	const page = await open(browser, e.page, 1220, 900, e.q);
+	const n = await page.$$eval('g.packet > g', (g) => g.length);
+	ok(n === e.calls, e.page + ': ' + e.calls + ' calls drawn', 'saw ' + n);
+	const t = await page.evaluate(() => {
+		let best = null;
+		for (const g of document.querySelectorAll('g.packet > g')) {
+			const r = g.querySelector('rect'), w = +r.getAttribute('width'), y = +r.getAttribute('y');
+			const b = r.getBoundingClientRect();
+			if (w > 60 && w < 400 && b.bottom < 880 && (!best || y > best.y))
+				best = { g, y, w, x: +r.getAttribute('x'), cx: b.left + b.width / 2, cy: b.top + b.height / 2 };
+		}
+		if (!best)
+			return null;
+		best.g.setAttribute('data-target', '1');
+		delete best.g;
+		return best;
+	});
+	ok(!!t, 'a call to zoom to', JSON.stringify(t));
+	const sel = 'g[data-target] > rect';
+	await page.mouse.click(t.cx, t.cy);
+	const z = await page.evaluate((sel) => {
+		const r = document.querySelector(sel);
+		const hidden = [...document.querySelectorAll('g.packet > g')].filter((g) => g.style.display === 'none').length;
+		return { x: +r.getAttribute('x'), w: +r.getAttribute('width'), hidden };
+	}, sel);
+	ok(Math.abs(z.w - 1180) < 1 && z.x === 10 && z.hidden > 0,
+	   'clicking it zooms to it: full width, ' + z.hidden + ' calls outside it hidden', JSON.stringify(z));
+	const ub = await page.$eval('#unzoom', (u) => { const b = u.getBoundingClientRect(); return [b.left + b.width / 2, b.top + b.height / 2]; });
+	await page.mouse.click(ub[0], ub[1]);
+	const u = await page.evaluate((sel) => ({ w: +document.querySelector(sel).getAttribute('width'),
+		hidden: [...document.querySelectorAll('g.packet > g')].filter((g) => g.style.display === 'none').length }), sel);
+	ok(Math.abs(u.w - t.w) < 0.01 && u.hidden === 0, 'Reset zoom: back to ' + t.w + ' px, nothing hidden', JSON.stringify(u));
+	const sb = await page.$eval('#search', (u) => { const b = u.getBoundingClientRect(); return [b.left + b.width / 2, b.top + b.height / 2]; });
+	await page.mouse.click(sb[0], sb[1]);
+	await page.waitForFunction(() => document.getElementById('matched').textContent !== '', { timeout: 5000 });
+	const m = await page.evaluate(() => ({ text: document.getElementById('matched').textContent,
+		magenta: document.querySelectorAll('rect[fill="rgb(230,0,230)"]').length }));
+	ok(m.text === 'Matched: ' + e.n + ' of ' + e.calls + ' calls' && m.magenta === e.n,
+	   'Search "' + e.q + '": ' + e.n + ' matches counted and highlighted, as grep counts', JSON.stringify(m));
+	await page.mouse.click(t.cx, t.cy);
+	await shot(page, 'svg-zoom.png');
 	clean(page);
 	await page.close();
 }
@@ -332,7 +386,7 @@ async function diff(browser) {
 			       '--disable-sync', '--proxy-server=127.0.0.1:9', '--hide-scrollbars']
 		});
 		ok(true, 'chromium ' + (await browser.version()) + ' started');
-		for (const t of [report, drop, incomplete, nothing, hostile, big, diff]) {
+		for (const t of [report, svg, drop, incomplete, nothing, hostile, big, diff]) {
 			try {
 				await t(browser);
 			} catch (err) {

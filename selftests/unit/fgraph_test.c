@@ -965,7 +965,9 @@ TEST(svg_output)
 	EXPECT_NE(NULL, strstr(s, "<title>udp_rcv (4.000 us, 100.00%)</title>"));
 	EXPECT_NE(NULL, strstr(s, "packet 1 (l4, id 1): udp 10.9.0.1:4000 -&gt; 10.9.0.2:9000"));
 	EXPECT_NE(NULL, strstr(s, ", 4.000 us, fate unknown</text>"));
-	EXPECT_NE(NULL, strstr(s, "</svg>\n"));
+	EXPECT_NE(NULL, strstr(s, "]]></script>\n</svg>\n"));
+	EXPECT_NE(NULL, strstr(s, ">Search</text>"));
+	EXPECT_NE(NULL, strstr(s, ">Reset zoom</text>"));
 	EXPECT_EQ(NULL, strstr(s, "a<"));
 	free(s);
 	pf_trace_free(t);

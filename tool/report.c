@@ -2,7 +2,8 @@
 /*
  * "pktfilt report": read a function_graph trace saved from tracefs and
  * render its packets (render.h) as text, JSON Lines, folded stacks, a
- * chrome timeline or an HTML page, and/or an SVG flame graph. Needs neither the module nor privileges.
+ * chrome timeline or an HTML page, and/or an SVG flame graph and an HTML
+ * page. Needs neither the module nor privileges.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -28,6 +28,7 @@
 
 #include "diff.h"
 #include "render.h"
+#include "render_int.h"
 #include "fgraph.h"
 #include "json.h"
 
@@ -49,11 +50,11 @@
 #define PF_DIFF_MAX_TOP		1000
 
 const char pf_diff_synopsis[] =
-"pktfilt diff [--format text|json|chrome] [--top N] [--stage STAGE]\n"
+"pktfilt diff [--format text|json|chrome|html] [--top N] [--stage STAGE]\n"
 "                  [-o FILE] FILE [PACKET] [FILE] [PACKET]";
 
 const char pf_diff_help[] =
-"    pktfilt diff [--format text|json|chrome] [--top N] [--stage STAGE]\n"
+"    pktfilt diff [--format text|json|chrome|html] [--top N] [--stage STAGE]\n"
 "                 [-o FILE] FILE [PACKET] [FILE] [PACKET]\n"
 "        Compare the call trees of two packets and say where their paths\n"
 "        through the kernel part: \"packet 1 was delivered, packet 2 was\n"
@@ -77,7 +78,7 @@ const char pf_diff_help[] =
 "        when there was a choice), or the one --stage names. A FILE named\n"
 "        like a PACKET is written ./1.\n"
 "\n"
-"        --format text|json|chrome\n"
+"        --format text|json|chrome|html\n"
 "            text (the default), in this order:\n"
 "              --- A: packet SEQ (STAGE, id ID) of FILE: the tuple, as\n"
 "                  report prints it; its fate, root, duration, calls\n"
@@ -125,6 +126,16 @@ const char pf_diff_help[] =
 "            time 0 (with funcgraph-abstime, its calls at their\n"
 "            timestamps less its root's), so that their calls line up.\n"
 "            The exit status is the comparison's, as with text.\n"
+"            html: one self-contained page (see 'pktfilt help report'),\n"
+"            the two trees side by side, A left, B right, aligned as\n"
+"            text aligns them: a row per call both made (B's duration\n"
+"            less A's beside it, in red where B is slower by 25% and\n"
+"            1 us or more, green where faster), the calls made on one\n"
+"            side only against a gap on the other (red: only A, green:\n"
+"            only B). It opens with the paths to the differences\n"
+"            expanded; the places are stepped through, the names\n"
+"            searched as in report's page. The exit status is the\n"
+"            comparison's.\n"
 "\n"
 "        --top N\n"
 "            List N places and N durations at most (default 10,\n"
@@ -163,7 +174,8 @@ const char pf_diff_examples[] =
 "        pktfilt diff --format json good.json bad.json\n"
 "\n"
 "    Both on one timeline, to open in ui.perfetto.dev:\n"
-"        pktfilt diff --format chrome -o ab.json run.trace 1 2\n";
+"        pktfilt diff --format chrome -o ab.json run.trace 1 2\n"
+"        pktfilt diff --format html -o ab.html run.trace 1 2\n";
 
 /* --- packets of one's own ---------------------------------------------------- */
 
@@ -1313,6 +1325,130 @@ static int chrome_out(FILE *out, const struct pf_packet *a,
 	return err;
 }
 
+/* --- html ------------------------------------------------------------------------- */
+
+static void html_lit(struct pf_obuf *b, const char *s)
+{
+	ob_put(b, s, strlen(s));
+}
+
+/*
+ * The two trees merged as they are aligned, flat in call order: for each
+ * row [OP, NAME, A_NS, B_NS, CALLEES], OP 0 a call both made, 1 only A,
+ * 2 only B; a duration null where its return is missing, 0 for the side
+ * without the call. The rows under a one-sided call are that side's.
+ */
+static void html_one(struct pf_obuf *b, const struct pf_node *node, int op)
+{
+	size_t i;
+
+	ob_char(b, ',');
+	ob_u64(b, (uint64_t)op, false);
+	ob_char(b, ',');
+	html_json_str(b, node->func);
+	html_lit(b, op == 1 ? "," : ",0,");
+	if (node->complete)
+		ob_u64(b, node->duration_ns, false);
+	else
+		ob_lit(b, "null");
+	html_lit(b, op == 1 ? ",0," : ",");
+	ob_u64(b, node->nchildren, false);
+	ob_char(b, '\n');
+	for (i = 0; i < node->nchildren; i++)
+		html_one(b, node->children[i], op);
+}
+
+static int html_pair(struct pf_obuf *b, const struct pf_node *a,
+		     const struct pf_node *bn)
+{
+	struct ops o = { NULL, 0 };
+	size_t k, i = 0, j = 0;
+	int err;
+
+	if (align(a, bn, &o)) {
+		free(o.op);
+		return -ENOMEM;
+	}
+	ob_lit(b, ",0,");
+	html_json_str(b, a->func);
+	ob_char(b, ',');
+	if (a->complete)
+		ob_u64(b, a->duration_ns, false);
+	else
+		ob_lit(b, "null");
+	ob_char(b, ',');
+	if (bn->complete)
+		ob_u64(b, bn->duration_ns, false);
+	else
+		ob_lit(b, "null");
+	ob_char(b, ',');
+	ob_u64(b, o.n, false);
+	ob_char(b, '\n');
+	for (k = 0, err = 0; k < o.n && !err; k++) {
+		if (o.op[k] == OP_BOTH)
+			err = html_pair(b, a->children[i++], bn->children[j++]);
+		else if (o.op[k] == OP_A)
+			html_one(b, a->children[i++], 1);
+		else
+			html_one(b, bn->children[j++], 2);
+	}
+	free(o.op);
+	return err;
+}
+
+static int html_out(FILE *out, const struct pf_packet *a,
+		    const struct pf_packet *b, const struct pf_diff_opts *o,
+		    const struct walk *w, bool same)
+{
+	struct pf_obuf *ob = malloc(sizeof(*ob));
+	int err = 0;
+
+	if (!ob)
+		return -ENOMEM;
+	ob->out = out;
+	ob->len = 0;
+	html_begin(ob, "diff", NULL);
+	ob_lit(ob, "<script type=\"application/json\" id=\"pf-diff\">{\"a\":");
+	html_packet_head(ob, a);
+	ob_lit(ob, ",\"b\":");
+	html_packet_head(ob, b);
+	ob_lit(ob, ",\"name_a\":");
+	html_json_str(ob, o->name_a ? o->name_a : "?");
+	ob_lit(ob, ",\"name_b\":");
+	html_json_str(ob, o->name_b ? o->name_b : "?");
+	ob_lit(ob, ",\"same\":");
+	html_lit(ob, same ? "true" : "false");
+	ob_lit(ob, ",\"same_fate\":");
+	html_lit(ob, same_fate(a, b) ? "true" : "false");
+	ob_lit(ob, ",\"same_stage\":");
+	html_lit(ob, strcmp(a->stage, b->stage) ? "false" : "true");
+	ob_lit(ob, ",\"calls\":{\"common\":");
+	ob_u64(ob, w->common, false);
+	ob_lit(ob, ",\"only_a\":");
+	ob_u64(ob, w->only_a, false);
+	ob_lit(ob, ",\"only_b\":");
+	ob_u64(ob, w->only_b, false);
+	ob_lit(ob, ",\"places\":");
+	ob_u64(ob, w->places, false);
+	/* A leading 0 that the script drops: every row starts with ','. */
+	ob_lit(ob, "},\"m\":[0");
+	if (a->graph && b->graph && same_name(a->graph, b->graph)) {
+		err = html_pair(ob, a->graph, b->graph);
+	} else {
+		if (a->graph)
+			html_one(ob, a->graph, 1);
+		if (b->graph)
+			html_one(ob, b->graph, 2);
+	}
+	ob_lit(ob, "]}</script>\n");
+	if (!err)
+		html_end(ob);
+	else
+		ob_flush(ob);
+	free(ob);
+	return err;
+}
+
 int pf_diff(FILE *out, const struct pf_packet *a, const struct pf_packet *b,
 	    const struct pf_diff_opts *o)
 {
@@ -1348,6 +1484,13 @@ int pf_diff(FILE *out, const struct pf_packet *a, const struct pf_packet *b,
 	ret = same ? EXIT_SAME : EXIT_DIFFER;
 	if (o->format == PF_DIFF_CHROME) {
 		int err = chrome_out(out, a, b, o);
+
+		if (err) {
+			ret = err;
+			goto out;
+		}
+	} else if (o->format == PF_DIFF_HTML) {
+		int err = html_out(out, a, b, o, w, same);
 
 		if (err) {
 			ret = err;
@@ -1782,13 +1925,15 @@ int pf_diff_run(const struct pf_cmd *cmd, int argc, char **argv)
 		return diff_usage("%s", nfiles ? "one packet given: name two (FILE PACKET PACKET, or two FILEs)"
 					       : "no FILE given");
 	if (format && strcmp(format, "text") && strcmp(format, "json") &&
-	    strcmp(format, "chrome"))
-		return diff_usage("unknown --format '%s': text, json or chrome",
+	    strcmp(format, "chrome") && strcmp(format, "html"))
+		return diff_usage("unknown --format '%s': text, json, chrome or html",
 				  format);
 	if (format && !strcmp(format, "json"))
 		o.format = PF_DIFF_JSON;
 	if (format && !strcmp(format, "chrome"))
 		o.format = PF_DIFF_CHROME;
+	if (format && !strcmp(format, "html"))
+		o.format = PF_DIFF_HTML;
 	if (top) {
 		if (!parse_u64(top, &v) || !v || v > PF_DIFF_MAX_TOP)
 			return diff_usage("--top %s: a number 1-1000", top);

@@ -2,7 +2,8 @@
 /*
  * "pktfilt diff": compare the call trees of two packets (two graphs of
  * fgraph.h), read from raw function_graph traces or from pktfilt's JSON
- * Lines (report --format json); as text, JSON or a chrome timeline.
+ * Lines (report --format json); as text, JSON, a chrome timeline or an
+ * HTML page.
  */
 #ifndef PKTFILT_DIFF_H
 #define PKTFILT_DIFF_H
@@ -52,6 +53,7 @@ enum pf_diff_format {
 	PF_DIFF_TEXT,
 	PF_DIFF_JSON,
 	PF_DIFF_CHROME,		/* both packets: render.h's chrome, 2 processes */
+	PF_DIFF_HTML,		/* the aligned trees: render.h's html page */
 };
 
 struct pf_diff_opts {

@@ -2,7 +2,8 @@
 /*
  * Renderings of parsed function_graph traces: text, JSON Lines, folded
  * stacks, and the streaming renderer every format goes through; SVG in
- * render_svg.c, chrome in render_chrome.c, what they share in render_int.h.
+ * render_svg.c, chrome in render_chrome.c, HTML in render_html.c, what
+ * they share in render_int.h.
  * See render.h. The trees are at most PF_FGRAPH_MAX_DEPTH + 1 deep
  * (fgraph.c sees to it), which bounds the recursion here and there.
  */
@@ -810,6 +811,7 @@ struct pf_render {
 	struct pf_svg svg;	/* its out: the packets, in a temporary file */
 	size_t drawn;
 	struct pf_chrome *chrome;
+	struct pf_obuf *html;	/* its buffer (large: on the heap) */
 	char *filter;		/* pf_render_opts.filter's copy, or NULL */
 	int err;
 };
@@ -849,6 +851,18 @@ struct pf_render *pf_render_new(enum pf_format fmt, FILE *out,
 			errno = ENOMEM;
 			return NULL;
 		}
+	}
+	if (fmt == PF_FORMAT_HTML) {
+		r->html = malloc(sizeof(*r->html));
+		if (!r->html) {
+			free(r->filter);
+			free(r);
+			errno = ENOMEM;
+			return NULL;
+		}
+		r->html->out = out;
+		r->html->len = 0;
+		html_begin(r->html, "report", r->filter);
 	}
 	return r;
 }
@@ -893,6 +907,10 @@ int pf_render_packet(struct pf_render *r, const struct pf_packet *pkt)
 		chrome_packet(r->chrome, pkt);
 		r->err = stream_status(r->out);
 		break;
+	case PF_FORMAT_HTML:
+		html_packet(r->html, pkt);
+		r->err = stream_status(r->out);
+		break;
 	}
 	r->n++;
 	return r->err;
@@ -912,14 +930,17 @@ int pf_render_end(struct pf_render *r)
 		svg_head(r->out, r->drawn, height);
 		err = svg_copy(r->svg.out, r->out);
 		if (!err)
-			fputs("</svg>\n", r->out);
+			svg_tail(r->out);
 	}
 	if (!err && r->fmt == PF_FORMAT_CHROME) {
 		chrome_default_process(r->chrome);
 		chrome_end(r->chrome);
 	}
+	if (!err && r->fmt == PF_FORMAT_HTML)
+		html_end(r->html);
 	if (!err)
 		err = out_status(r->out);
+	free(r->html);
 	chrome_free(r->chrome);
 	folded_free(&r->folded);
 	if (r->svg.out)
@@ -966,4 +987,9 @@ int pf_render_svg(FILE *out, const struct pf_trace *trace)
 int pf_render_chrome(FILE *out, const struct pf_trace *trace)
 {
 	return render_trace(PF_FORMAT_CHROME, out, trace);
+}
+
+int pf_render_html(FILE *out, const struct pf_trace *trace)
+{
+	return render_trace(PF_FORMAT_HTML, out, trace);
 }

@@ -70,10 +70,12 @@ size_t pf_self_times(const struct pf_packet *pkt, uint64_t *weights, size_t n);
 
 /*
  * A self-contained SVG: for each complete packet, a header with its seq,
- * stage, id, tuple, total time and fate, and an icicle graph (the root on top, callees below it,
- * each call as wide as its duration, in call order from the left); the
- * packets one under the other, each on its own time scale. Hovering a
- * call shows its name, duration and share of the packet.
+ * stage, id, tuple, total time and fate, and an icicle graph (the root on
+ * top, callees below it, each call as wide as its duration, in call order
+ * from the left); the packets one under the other, each on its own time
+ * scale. Hovering a call shows its name, duration and share of the
+ * packet; an inline script zooms to a call clicked and searches the
+ * names, with a count, as flamegraph.pl's SVGs do.
  */
 int pf_render_svg(FILE *out, const struct pf_trace *trace);
 
@@ -102,6 +104,19 @@ int pf_render_svg(FILE *out, const struct pf_trace *trace);
  * args.returned false.
  */
 int pf_render_chrome(FILE *out, const struct pf_trace *trace);
+
+/*
+ * One self-contained HTML page to explore the packets in a browser
+ * (nothing fetched: it works offline, from file://): the packet list,
+ * each packet's call tree (collapsible, durations and self times, slow
+ * calls, the fate at its place, calls that did not return), a search by
+ * name (substring or glob) and an icicle graph to zoom, linked to the
+ * tree. The data is JSON in <script type="application/json"> elements,
+ * one pair (header, graph) per packet, written as the packets come; the
+ * graph flat in call order, [NAME, DURATION_NS or null, CALLEES, ...].
+ * Incomplete packets are included, marked.
+ */
+int pf_render_html(FILE *out, const struct pf_trace *trace);
 
 /*
  * The same format for packets to be compared (pktfilt diff): @pkts[i] is
@@ -135,6 +150,7 @@ enum pf_format {
 	PF_FORMAT_FOLDED,
 	PF_FORMAT_SVG,
 	PF_FORMAT_CHROME,
+	PF_FORMAT_HTML,
 };
 
 struct pf_render;

@@ -3,7 +3,7 @@
  * What the renderers share: render.c (text, JSON, folded, the streaming
  * renderer), render_svg.c and render_chrome.c. The output buffer and JSON
  * strings, the pieces of a packet's header line, and what the streaming
- * renderer calls of the SVG and chrome ones. Not for the rest of the
+ * renderer calls of the SVG, chrome and HTML ones. Not for the rest of the
  * tool: render.h is its interface.
  */
 #ifndef PKTFILT_RENDER_INT_H
@@ -105,6 +105,8 @@ struct pf_svg {
 void svg_packet(struct pf_svg *g, const struct pf_packet *pkt);
 /* Everything before the packets: the height must be known. */
 void svg_head(FILE *out, size_t drawn, double height);
+/* After the packets: the script (zoom, search), then </svg>. */
+void svg_tail(FILE *out);
 /* Copy the SVG's packets from their temporary file. */
 int svg_copy(FILE *from, FILE *to);
 
@@ -117,5 +119,19 @@ void chrome_free(struct pf_chrome *c);
 void chrome_default_process(struct pf_chrome *c);
 void chrome_packet(struct pf_chrome *c, const struct pf_packet *pkt);
 void chrome_end(struct pf_chrome *c);
+
+/* HTML (render_html.c): one page, its packets' data as they come. */
+extern const char pf_html_css[];	/* html_page.c, from html/page.css */
+extern const char pf_html_js[];		/* html_page.c, from html/page.js */
+/* A JSON string safe in <script>: < > & as \u003c \u003e \u0026. */
+void html_json_str(struct pf_obuf *b, const char *str);
+/* The page up to its data; @kind "report" or "diff", @filter or NULL. */
+void html_begin(struct pf_obuf *b, const char *kind, const char *filter);
+/* A packet's header, as a JSON object (diff.c's page uses it too). */
+void html_packet_head(struct pf_obuf *b, const struct pf_packet *pkt);
+/* A packet: its header and its graph, each a JSON <script> element. */
+void html_packet(struct pf_obuf *b, const struct pf_packet *pkt);
+/* The rest of the page: its script. Flushes. */
+void html_end(struct pf_obuf *b);
 
 #endif /* PKTFILT_RENDER_INT_H */

@@ -243,6 +243,117 @@ void svg_packet(struct pf_svg *g, const struct pf_packet *pkt)
 	g->top += depth * SVG_ROW + SVG_GAP;
 }
 
+/*
+ * The SVG's script, as flamegraph.pl's: click a call to zoom its packet's
+ * graph to it (its callers above it full width, dimmed), "Reset zoom" to
+ * come back; "Search" highlights the calls whose name matches a regular
+ * expression and counts them. Names go into the page as text only.
+ */
+static const char svg_script[] =
+"(function () {\n"
+"'use strict';\n"
+"var NS = 'http://www.w3.org/2000/svg', W = 1180, M = 10, CH = 7.3, frames = [];\n"
+"function nameOf(g) {\n"
+"	var t = g.querySelector('title').textContent, k = t.lastIndexOf(' (');\n"
+"	return k > 0 ? t.slice(0, k) : t;\n"
+"}\n"
+"[].forEach.call(document.querySelectorAll('g.packet'), function (p) {\n"
+"	[].forEach.call(p.children, function (g) {\n"
+"		var r = g.querySelector('rect');\n"
+"		if (!r)\n"
+"			return;\n"
+"		g.pf = { x: +r.getAttribute('x'), w: +r.getAttribute('width'), y: +r.getAttribute('y'),\n"
+"			 fill: r.getAttribute('fill'), name: nameOf(g), p: p };\n"
+"		g.style.cursor = 'pointer';\n"
+"		frames.push(g);\n"
+"	});\n"
+"});\n"
+"function place(g, x, w) {\n"
+"	var r = g.querySelector('rect'), t = g.querySelector('text'), n = g.pf.name;\n"
+"	var fit = w > 6 ? Math.floor((w - 6) / CH) : 0;\n"
+"	r.setAttribute('x', x.toFixed(2));\n"
+"	r.setAttribute('width', Math.max(w, 0).toFixed(2));\n"
+"	g.style.display = '';\n"
+"	if (fit < 3) {\n"
+"		if (t)\n"
+"			t.style.display = 'none';\n"
+"		return;\n"
+"	}\n"
+"	if (!t) {\n"
+"		t = document.createElementNS(NS, 'text');\n"
+"		t.setAttribute('y', (g.pf.y + 12).toFixed(1));\n"
+"		g.appendChild(t);\n"
+"	}\n"
+"	t.style.display = '';\n"
+"	t.setAttribute('x', (x + 3).toFixed(2));\n"
+"	t.textContent = n.length <= fit ? n : n.slice(0, fit - 2) + '..';\n"
+"}\n"
+"function zoom(z) {\n"
+"	var x0 = z.pf.x, x1 = z.pf.x + z.pf.w, s = W / (z.pf.w || 1), e = 1e-6;\n"
+"	frames.forEach(function (g) {\n"
+"		var f = g.pf, nx, nw;\n"
+"		if (f.p !== z.pf.p)\n"
+"			return;\n"
+"		g.style.opacity = '';\n"
+"		if (f.y < z.pf.y) {\n"
+"			if (f.x <= x0 + e && f.x + f.w >= x1 - e) {\n"
+"				place(g, M, W);\n"
+"				g.style.opacity = '0.6';\n"
+"			} else {\n"
+"				g.style.display = 'none';\n"
+"			}\n"
+"			return;\n"
+"		}\n"
+"		if (g !== z && (f.x + f.w <= x0 + e || f.x >= x1 - e)) {\n"
+"			g.style.display = 'none';\n"
+"			return;\n"
+"		}\n"
+"		nx = M + (f.x - x0) * s;\n"
+"		nw = f.w * s;\n"
+"		if (nx < M) {\n"
+"			nw -= M - nx;\n"
+"			nx = M;\n"
+"		}\n"
+"		if (nx + nw > M + W)\n"
+"			nw = M + W - nx;\n"
+"		place(g, nx, nw);\n"
+"	});\n"
+"}\n"
+"function reset() {\n"
+"	frames.forEach(function (g) {\n"
+"		g.style.opacity = '';\n"
+"		place(g, g.pf.x, g.pf.w);\n"
+"	});\n"
+"}\n"
+"function search(q) {\n"
+"	var re, n = 0, out = document.getElementById('matched');\n"
+"	if (q === null)\n"
+"		return;\n"
+"	try {\n"
+"		re = new RegExp(q);\n"
+"	} catch (err) {\n"
+"		out.textContent = 'not a regular expression';\n"
+"		return;\n"
+"	}\n"
+"	frames.forEach(function (g) {\n"
+"		var hit = q !== '' && re.test(g.pf.name);\n"
+"		g.querySelector('rect').setAttribute('fill', hit ? 'rgb(230,0,230)' : g.pf.fill);\n"
+"		n += hit ? 1 : 0;\n"
+"	});\n"
+"	out.textContent = q === '' ? '' : 'Matched: ' + n + ' of ' + frames.length + ' calls';\n"
+"	out.setAttribute('data-n', q === '' ? '' : n);\n"
+"}\n"
+"document.addEventListener('click', function (ev) {\n"
+"	var g = ev.target.closest('g');\n"
+"	if (g && g.pf)\n"
+"		zoom(g);\n"
+"});\n"
+"document.getElementById('unzoom').addEventListener('click', reset);\n"
+"document.getElementById('search').addEventListener('click', function () {\n"
+"	search(prompt('Search the function names (a regular expression):', ''));\n"
+"});\n"
+"})();\n";
+
 /* Everything before the packets: the height must be known. */
 void svg_head(FILE *out, size_t drawn, double height)
 {
@@ -257,16 +368,30 @@ void svg_head(FILE *out, size_t drawn, double height)
 	fprintf(out, "text.title { font-size: 16px; font-weight: bold; }\n");
 	fprintf(out, "text.packet { font-size: 13px; }\n");
 	fprintf(out, "g:hover > rect { stroke: #000; stroke-width: 0.8; }\n");
+	fprintf(out, "text.button { fill: #00c; cursor: pointer; }\n");
 	fprintf(out, "</style>\n");
 	fprintf(out,
 		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f4\"/>\n");
 	fprintf(out,
 		"<text class=\"title\" x=\"%.0f\" y=\"22\">pktfilt: %zu packet%s, root on top, width = time in the packet's handler</text>\n",
 		SVG_MARGIN, drawn, drawn == 1 ? "" : "s");
+	fprintf(out,
+		"<text id=\"search\" class=\"button\" x=\"%.0f\" y=\"22\">Search</text>\n"
+		"<text id=\"unzoom\" class=\"button\" x=\"%.0f\" y=\"22\">Reset zoom</text>\n"
+		"<text id=\"matched\" x=\"%.0f\" y=\"22\" text-anchor=\"end\"></text>\n",
+		SVG_WIDTH - 380, SVG_WIDTH - 320, SVG_WIDTH - SVG_MARGIN);
 	if (!drawn)
 		fprintf(out,
 			"<text x=\"%.0f\" y=\"%.0f\">no complete packet to draw</text>\n",
 			SVG_MARGIN, SVG_TOP + 16);
+}
+
+/* After the packets: the script, the end. */
+void svg_tail(FILE *out)
+{
+	fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n",
+		svg_script);
+	fputs("</svg>\n", out);
 }
 
 /* Copy the SVG's packets from their temporary file. */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * "pktfilt report": read a function_graph trace saved from tracefs and
- * render its packets (render.h) as text, JSON Lines, folded stacks and/or
- * an SVG flame graph. Needs neither the module nor privileges.
+ * render its packets (render.h) as text, JSON Lines, folded stacks, a
+ * chrome timeline or an HTML page, and/or an SVG flame graph and an HTML
+ * page. Needs neither the module nor privileges.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,10 +20,12 @@
 #define EXIT_USAGE	2
 
 const char pf_report_synopsis[] =
-"pktfilt report [--format FORMAT] [--svg FILE] [-o FILE] TRACEFILE";
+"pktfilt report [--format FORMAT] [--svg FILE] [--html FILE] [-o FILE]\n"
+"                  TRACEFILE";
 
 const char pf_report_help[] =
-"    pktfilt report [--format FORMAT] [--svg FILE] [-o FILE] TRACEFILE\n"
+"    pktfilt report [--format FORMAT] [--svg FILE] [--html FILE] [-o FILE]\n"
+"                   TRACEFILE\n"
 "        Render the packets of a function_graph trace that pktfilt made,\n"
 "        saved from tracefs (cat trace or trace_pipe > TRACEFILE; - reads\n"
 "        standard input). A packet is its pktfilt_packet event and the\n"
@@ -41,7 +44,7 @@ const char pf_report_help[] =
 "        for it while 64 later packets do; unknown if none came.\n"
 "        Works offline: needs neither the module nor privileges.\n"
 "\n"
-"        --format text|json|folded|chrome\n"
+"        --format text|json|folded|chrome|html\n"
 "            text (the default): for each packet a header line,\n"
 "              # packet SEQ (STAGE, id ID): PROTO SADDR:SPORT ->\n"
 "                DADDR:DPORT ifindex N netns INODE cpu N\n"
@@ -99,6 +102,27 @@ const char pf_report_help[] =
 "            whose return is missing lasts to its last callee's end\n"
 "            (args.returned false). Incomplete packets are included.\n"
 "            \"otherData\" holds \"filter\", as json's.\n"
+"            html: one self-contained page to explore the packets in a\n"
+"            browser (its data and script inside it: nothing is fetched,\n"
+"            it opens from file:// offline; write it with -o FILE): the\n"
+"            packet list (stage, id, tuple, fate, duration), and for the\n"
+"            packet chosen its call tree in call order, each call with\n"
+"            its duration and self time (its duration less its callees',\n"
+"            0 at least), opened and closed by node, to a depth, or along\n"
+"            the path to the call that dropped it; the calls with a self\n"
+"            time of 5% of the packet or more marked slow, the fate at\n"
+"            its place, calls that did not return and incomplete packets\n"
+"            marked. A search by name (a substring, or a glob with *, ?,\n"
+"            [...]) counts the matches, highlights them and steps through\n"
+"            them, opening their path. Below, the same graph as an icicle\n"
+"            graph: click a call to zoom to it and see it in the tree,\n"
+"            double-click one in the tree to zoom to it; back and reset\n"
+"            zoom out. Only the rows in view are drawn, so a graph of\n"
+"            thousands of calls opens at once; the page is written packet\n"
+"            by packet, as json is. Incomplete packets are included.\n"
+"            Prefer it to --svg to explore a packet (a tree to open, the\n"
+"            fate at its place, a search stepped through); the SVG is a\n"
+"            picture to embed, with flamegraph.pl's zoom and search.\n"
 "\n"
 "        --svg FILE\n"
 "            Also write a flame graph to FILE: a self-contained SVG with,\n"
@@ -107,8 +131,16 @@ const char pf_report_help[] =
 "            the root on top, the calls it made below it\n"
 "            in call order from the left, each as wide as its duration.\n"
 "            Each packet has its own time scale. Hovering over a call\n"
-"            shows its name, duration and share of the packet. Given\n"
-"            alone, without --format or -o, it is the only output.\n"
+"            shows its name, duration and share of the packet; clicking\n"
+"            it zooms its packet's graph to it (\"Reset zoom\" at the top\n"
+"            undoes it), and \"Search\" highlights the calls whose name\n"
+"            matches a regular expression and counts them, as\n"
+"            flamegraph.pl's SVGs do. Given alone, without --format or\n"
+"            -o, it is the only output.\n"
+"\n"
+"        --html FILE\n"
+"            Also write the page of --format html to FILE. As --svg,\n"
+"            without --format or -o it is the only output.\n"
 "\n"
 "        -o FILE, --output FILE\n"
 "            Write the --format rendering to FILE, not standard output.\n"
@@ -144,11 +176,15 @@ const char pf_report_examples[] =
 "        pktfilt report --format folded trace.txt | flamegraph.pl > fg.svg\n"
 "\n"
 "    A timeline to open in ui.perfetto.dev or chrome://tracing:\n"
-"        pktfilt report --format chrome -o timeline.json trace.txt\n";
+"        pktfilt report --format chrome -o timeline.json trace.txt\n"
+"\n"
+"    A page to explore the packets in a browser, offline:\n"
+"        pktfilt report --format html -o packets.html trace.txt\n";
 
 struct pf_report_opts {
 	const char *format;	/* NULL: not given */
 	const char *svg;
+	const char *html;
 	const char *output;
 	const char *input;
 };
@@ -208,6 +244,9 @@ static int parse_args(int argc, char **argv, struct pf_report_opts *o)
 				r = take_opt("--svg", NULL, argc, argv, &i,
 					     &o->svg);
 			if (!r)
+				r = take_opt("--html", NULL, argc, argv, &i,
+					     &o->html);
+			if (!r)
 				r = take_opt("--output", "-o", argc, argv, &i,
 					     &o->output);
 			if (r == 1)
@@ -225,11 +264,13 @@ static int parse_args(int argc, char **argv, struct pf_report_opts *o)
 		return report_usage("%s", "no TRACEFILE given (- for standard input)");
 	if (o->format && strcmp(o->format, "text") &&
 	    strcmp(o->format, "json") && strcmp(o->format, "folded") &&
-	    strcmp(o->format, "chrome"))
-		return report_usage("unknown --format '%s': text, json, folded or chrome",
+	    strcmp(o->format, "chrome") && strcmp(o->format, "html"))
+		return report_usage("unknown --format '%s': text, json, folded, chrome or html",
 				    o->format);
 	if (o->svg && !o->svg[0])
 		return report_usage("%s", "--svg needs a file name");
+	if (o->html && !o->html[0])
+		return report_usage("%s", "--html needs a file name");
 	if (o->output && !o->output[0])
 		return report_usage("%s", "--output needs a file name");
 	return EXIT_OK;
@@ -243,6 +284,8 @@ static enum pf_format format_of(const char *format)
 		return PF_FORMAT_FOLDED;
 	if (!strcmp(format, "chrome"))
 		return PF_FORMAT_CHROME;
+	if (!strcmp(format, "html"))
+		return PF_FORMAT_HTML;
 	return PF_FORMAT_TEXT;
 }
 
@@ -256,7 +299,7 @@ struct report_out {
 
 /* The renderers, each packet given to both as soon as it is complete. */
 struct report_run {
-	struct report_out outs[2];
+	struct report_out outs[3];
 	size_t nouts;
 };
 
@@ -393,7 +436,7 @@ int pf_report_run(const struct pf_cmd *cmd, int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 
-	if (o.format || o.output || !o.svg) {
+	if (o.format || o.output || !(o.svg || o.html)) {
 		if (out_open(&run.outs[run.nouts],
 			     o.output ? o.output : "-",
 			     format_of(o.format ? o.format : "text"))) {
@@ -405,6 +448,16 @@ int pf_report_run(const struct pf_cmd *cmd, int argc, char **argv)
 	}
 	if (o.svg) {
 		if (out_open(&run.outs[run.nouts], o.svg, PF_FORMAT_SVG)) {
+			for (i = 0; i < run.nouts; i++)
+				out_close(&run.outs[i]);
+			if (in != stdin)
+				fclose(in);
+			return EXIT_RUNTIME;
+		}
+		run.nouts++;
+	}
+	if (o.html) {
+		if (out_open(&run.outs[run.nouts], o.html, PF_FORMAT_HTML)) {
 			for (i = 0; i < run.nouts; i++)
 				out_close(&run.outs[i]);
 			if (in != stdin)

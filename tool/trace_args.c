@@ -134,6 +134,8 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o)
 		if (!r)
 			r = take_opt("--svg", NULL, end, argv, &i, &o->svg);
 		if (!r)
+			r = take_opt("--html", NULL, end, argv, &i, &o->html);
+		if (!r)
 			r = take_opt("--functions", NULL, end, argv, &i,
 				     &o->functions);
 		if (r > 1)
@@ -175,8 +177,9 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o)
 	if (!o->format)
 		o->format = "text";
 	if (strcmp(o->format, "text") && strcmp(o->format, "json") &&
-	    strcmp(o->format, "folded") && strcmp(o->format, "chrome"))
-		return trace_usage("unknown --format '%s': text, json, folded or chrome",
+	    strcmp(o->format, "folded") && strcmp(o->format, "chrome") &&
+	    strcmp(o->format, "html"))
+		return trace_usage("unknown --format '%s': text, json, folded, chrome or html",
 				   o->format);
 	if (o->functions && o->all_functions)
 		return trace_usage("%s", "--functions and --all-functions exclude each other");

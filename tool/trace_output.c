@@ -31,6 +31,8 @@ static enum pf_format format_of(const char *format)
 		return PF_FORMAT_FOLDED;
 	if (!strcmp(format, "chrome"))
 		return PF_FORMAT_CHROME;
+	if (!strcmp(format, "html"))
+		return PF_FORMAT_HTML;
 	return PF_FORMAT_TEXT;
 }
 
@@ -91,7 +93,8 @@ static int write_raw(struct trace_run *r, const char *path)
 
 /* One reading of the saved trace, rendered: trace_print_packets()'s state. */
 struct trace_report {
-	struct trace_out outs[2];	/* --format's, then --svg's */
+	struct trace_out outs[3];	/* --format's, --svg's, --html's */
+	enum pf_format fmts[3];
 	size_t nouts;
 	unsigned int *lost_cpus;	/* CPUs whose ring buffer lost events */
 	size_t nlost;
@@ -222,11 +225,16 @@ int trace_print_packets(struct trace_run *r)
 	}
 	lost = mark_lost(r, &rep);
 
-	/* The --format output and the SVG, each packet to both as it comes. */
+	/* The --format output, the SVG, the page: each packet to all. */
+	rep.fmts[rep.nouts] = format_of(r->o.format);
 	if (out_open(&rep.outs[rep.nouts++],
 		     r->o.output ? r->o.output : "-"))
 		ret = EXIT_RUNTIME;
+	rep.fmts[rep.nouts] = PF_FORMAT_SVG;
 	if (r->o.svg && out_open(&rep.outs[rep.nouts++], r->o.svg))
+		ret = EXIT_RUNTIME;
+	rep.fmts[rep.nouts] = PF_FORMAT_HTML;
+	if (r->o.html && out_open(&rep.outs[rep.nouts++], r->o.html))
 		ret = EXIT_RUNTIME;
 	filter = filter_words(&r->o.filter);
 	ropts.filter = filter;
@@ -235,8 +243,7 @@ int trace_print_packets(struct trace_run *r)
 
 		if (!o->file)
 			continue;
-		o->r = pf_render_new(i ? PF_FORMAT_SVG : format_of(r->o.format),
-				     o->file, &ropts);
+		o->r = pf_render_new(rep.fmts[i], o->file, &ropts);
 		if (!o->r)
 			o->err = errno ? -errno : -ENOMEM;
 	}

@@ -30,6 +30,7 @@ struct trace_opts {
 	const char *output;
 	const char *raw;
 	const char *svg;
+	const char *html;
 	const char *functions;
 	bool all_functions;
 	bool quiet;			/* -q: no ready line */

@@ -41,7 +41,7 @@ static int compare(const struct pf_packet *a, const struct pf_packet *b)
 {
 	struct pf_diff_opts o = { .format = PF_DIFF_JSON, .top = 3,
 				  .name_a = "a", .name_b = "b\"\\" };
-	char *buf = NULL, err[256];
+	char *buf = NULL, *data, err[256];
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	struct pf_json *j;
@@ -61,12 +61,21 @@ static int compare(const struct pf_packet *a, const struct pf_packet *b)
 	      num(j, "b", "calls"));
 	pf_json_free(j);
 	free(buf);
-	/* The text too (to nowhere). */
+	/* The text and the HTML page too (to nowhere). */
 	o.format = PF_DIFF_TEXT;
 	m = open_memstream(&buf, &len);
 	CHECK(m);
 	CHECK(pf_diff(m, a, b, &o) == ret);
 	fclose(m);
+	free(buf);
+	o.format = PF_DIFF_HTML;
+	m = open_memstream(&buf, &len);
+	CHECK(m);
+	CHECK(pf_diff(m, a, b, &o) == ret);
+	fclose(m);
+	/* A name from the input never ends the data's <script> element. */
+	data = buf ? strstr(buf, "id=\"pf-diff\">") : NULL;
+	CHECK(data && !strstr(data, "</script><script"));
 	free(buf);
 	return ret;
 }

@@ -4,7 +4,7 @@
  * (tool/render*.c). The input is a trace, its first byte a seed:
  *
  * - parsed whole (pf_fgraph_parse_buf), then rendered as text, JSON,
- *   folded stacks and SVG;
+ *   folded stacks, SVG and HTML;
  * - fed again in chunks of varying size (1 byte to 64 KiB, as "pktfilt
  *   trace" reads tracefs), which must give the same packets and counts;
  * - fed a third time to the streaming reader (pf_fgraph_new_stream()),
@@ -52,7 +52,7 @@ static void render_all(const struct pf_trace *t)
 {
 	int (*const fns[])(FILE *, const struct pf_trace *) = {
 		pf_render_text, pf_render_json, pf_render_folded,
-		pf_render_svg,
+		pf_render_svg, pf_render_html,
 	};
 	FILE *saved = stderr;
 	size_t k;

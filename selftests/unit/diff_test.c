@@ -992,6 +992,71 @@ TEST(chrome_reconstructed)
 	pf_trace_free(t);
 }
 
+/*
+ * pf_diff() --format html: the aligned trees are the data of the page,
+ * [0, then OP, NAME, A_NS, B_NS, CALLEES per row]: as many rows of each
+ * kind as the walk counts calls in both, only in A, only in B.
+ */
+TEST(html_of_diff)
+{
+	struct pf_trace *t = fixture_trace("diff/6.12", "nosock");
+	struct pf_diff_opts o = { .format = PF_DIFF_HTML, .top = 10,
+				  .name_a = "</script><b>a.trace",
+				  .name_b = "b.trace" };
+	const char *tag = "<script type=\"application/json\" id=\"pf-diff\">";
+	char *buf = NULL, *start, *end, err[256];
+	size_t len = 0, i, ops[3] = { 0, 0, 0 };
+	FILE *m = open_memstream(&buf, &len);
+	const struct pf_json *rows;
+	struct pf_json *j;
+	int ret;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_NE(NULL, m);
+	ret = pf_diff(m, by_seq(t, 1), by_seq(t, 2), &o);
+	fclose(m);
+	EXPECT_EQ(1, ret);
+	ASSERT_NE(NULL, buf);
+	EXPECT_EQ(0, strncmp(buf, "<!DOCTYPE html>", 15));
+	EXPECT_EQ(NULL, strstr(buf, "<b>a.trace"));
+	start = strstr(buf, tag);
+	ASSERT_NE(NULL, start);
+	start += strlen(tag);
+	end = strstr(start, "</script>");
+	ASSERT_NE(NULL, end);
+	j = pf_json_parse(start, (size_t)(end - start), 64, 1000000, err,
+			  sizeof(err));
+	ASSERT_NE(NULL, j) TH_LOG("%s", err);
+	EXPECT_STREQ("</script><b>a.trace", jstr(j, "name_a"));
+	EXPECT_EQ(19, jnum(j, "calls.common"));
+	EXPECT_EQ(25, jnum(j, "calls.only_a"));
+	EXPECT_EQ(115, jnum(j, "calls.only_b"));
+	EXPECT_EQ(3, jnum(j, "calls.places"));
+	EXPECT_STREQ("dropped", jstr(j, "b.fate"));
+	EXPECT_STREQ("NO_SOCKET", jstr(j, "b.reason"));
+	rows = pf_json_get(j, "m");
+	ASSERT_NE(NULL, rows);
+	ASSERT_EQ(1, rows->n % 5);
+	for (i = 1; i + 4 < rows->n; i += 5) {
+		uint64_t op = rows->items[i]->u64;
+
+		ASSERT_LT(op, 3);
+		ops[op]++;
+		/* the side without the call: 0 */
+		if (op == 1)
+			EXPECT_EQ(0, rows->items[i + 3]->u64);
+		if (op == 2)
+			EXPECT_EQ(0, rows->items[i + 2]->u64);
+	}
+	EXPECT_EQ(19, ops[0]);
+	EXPECT_EQ(25, ops[1]);
+	EXPECT_EQ(115, ops[2]);
+	EXPECT_STREQ("ip_rcv", rows->items[2]->str);
+	pf_json_free(j);
+	free(buf);
+	pf_trace_free(t);
+}
+
 /* pf_diff() --format chrome of @a and @b into a new string. */
 static char *diff_chrome(const struct pf_packet *a, const struct pf_packet *b,
 			 size_t *len, int *ret)

@@ -965,7 +965,9 @@ TEST(svg_output)
 	EXPECT_NE(NULL, strstr(s, "<title>udp_rcv (4.000 us, 100.00%)</title>"));
 	EXPECT_NE(NULL, strstr(s, "packet 1 (l4, id 1): udp 10.9.0.1:4000 -&gt; 10.9.0.2:9000"));
 	EXPECT_NE(NULL, strstr(s, ", 4.000 us, fate unknown</text>"));
-	EXPECT_NE(NULL, strstr(s, "</svg>\n"));
+	EXPECT_NE(NULL, strstr(s, "]]></script>\n</svg>\n"));
+	EXPECT_NE(NULL, strstr(s, ">Search</text>"));
+	EXPECT_NE(NULL, strstr(s, ">Reset zoom</text>"));
 	EXPECT_EQ(NULL, strstr(s, "a<"));
 	free(s);
 	pf_trace_free(t);
@@ -978,6 +980,95 @@ TEST(svg_output)
 	" " #cpu ")               |  /* pktfilt_packet: seq=" #seq " cpu=" #cpu \
 	" proto=udp saddr=10.9.0.1 daddr=10.9.0.2 sport=4000 dport=9000" \
 	" ifindex=2 netns=4026532165 stage=" stage " id=" #id " root=" root " */\n"
+
+
+/* Occurrences of @needle in @s. */
+static size_t count_str(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	while ((s = strstr(s, needle))) {
+		n++;
+		s += strlen(needle);
+	}
+	return n;
+}
+
+TEST(html_output)
+{
+	/* Names from a hostile trace: markup, a line separator, bad UTF-8. */
+	struct pf_trace *t = parse_str(EV(1, 0)
+		" 0)               |  udp_rcv() {\n"
+		" 0)   1.000 us    |    </script><script>pwned=1//();\n"
+		" 0)   1.000 us    |    a<&>\"'\\\xe2\x80\xa8\xff();\n"
+		" 0)   4.000 us    |  }\n"
+		EV(2, 0)
+		" 0)               |  udp_rcv() {\n"
+		" 0)               |    __udp4_lib_rcv() {\n"
+		" 0)   1.000 us    |      udp4_lib_lookup2();\n");
+	char *s, *p;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(2, t->npackets);
+	s = render_str(pf_render_html, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(0, strncmp(s, "<!DOCTYPE html>", 15));
+	EXPECT_NE(NULL, strstr(s, "</body></html>\n"));
+	/* Nothing fetched: the page says so to the browser. */
+	EXPECT_NE(NULL, strstr(s, "default-src 'none'"));
+	/* The names stay inside their JSON strings. */
+	EXPECT_EQ(NULL, strstr(s, "<script>pwned"));
+	EXPECT_EQ(NULL, strstr(s, "a<&>"));
+	EXPECT_NE(NULL, strstr(s, "\"\\u003c/script\\u003e\\u003cscript\\u003epwned=1//\",1000,0"));
+	EXPECT_NE(NULL, strstr(s, "\"a\\u003c\\u0026\\u003e\\\"'\\\\\\u2028\\ufffd\",1000,0"));
+	/* meta, header and graph of each packet, the script: nothing else */
+	EXPECT_EQ(1 + 2 * 2 + 1, count_str(s, "<script"));
+	EXPECT_EQ(1 + 2 * 2 + 1, count_str(s, "</script"));
+	/* The first packet: complete, its graph flat in call order. */
+	EXPECT_NE(NULL, strstr(s, "<script type=\"application/json\" class=\"pf-h\">{\"seq\":1,\"stage\":\"l4\","));
+	EXPECT_NE(NULL, strstr(s, ",\"complete\":true,\"incomplete\":null,\"depthcut\":false,"
+				  "\"root\":\"udp_rcv\",\"dur\":4000,\"calls\":3}"));
+	EXPECT_NE(NULL, strstr(s, "class=\"pf-g\">[\"udp_rcv\",4000,2\n,"));
+	/* The second: the trace ends inside it; its calls did not return. */
+	p = strstr(s, "{\"seq\":2,");
+	ASSERT_NE(NULL, p);
+	EXPECT_NE(NULL, strstr(p, "\"complete\":false,\"incomplete\":\"trace ends before the graph\""));
+	EXPECT_NE(NULL, strstr(p, "\"root\":\"udp_rcv\",\"dur\":null,\"calls\":3}"));
+	EXPECT_NE(NULL, strstr(p, "[\"udp_rcv\",null,1\n,\"__udp4_lib_rcv\",null,1\n,\"udp4_lib_lookup2\",1000,0\n]"));
+	/* The fate: unknown here. */
+	EXPECT_NE(NULL, strstr(s, "\"fate\":null,\"reason\":null,\"dfunc\":null"));
+	free(s);
+	pf_trace_free(t);
+}
+
+TEST(html_fate_and_no_packet)
+{
+	struct pf_trace *t = parse_str(EV2(1, 0, "rx", 1, "ip_rcv")
+		" 0)               |  ip_rcv() {\n"
+		" 0)               |    __udp4_lib_rcv() {\n"
+		" 0)               |      kfree_skb_reason() {\n"
+		" 0)               |        /* pktfilt_free: id=1 reason=NO_SOCKET func=return_to_handler+0x0/0x40 */\n"
+		" 0)   1.000 us    |      }\n"
+		" 0)   2.000 us    |    }\n"
+		" 0)   3.000 us    |  }\n");
+	struct pf_trace *none = parse_str("# tracer: function_graph\n");
+	char *s;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_NE(NULL, none);
+	s = render_str(pf_render_html, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_NE(NULL, strstr(s, "\"fate\":\"dropped\",\"reason\":\"NO_SOCKET\",\"dfunc\":\"__udp4_lib_rcv\""));
+	free(s);
+	/* No packet: a page all the same, with its script. */
+	s = render_str(pf_render_html, none);
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(0, count_str(s, "class=\"pf-h\""));
+	EXPECT_NE(NULL, strstr(s, "</script>\n</body></html>\n"));
+	free(s);
+	pf_trace_free(t);
+	pf_trace_free(none);
+}
 
 static char *fixture_read(const char *kernel, const char *name, size_t *len);
 
@@ -1579,7 +1670,7 @@ static void render_all(struct __test_metadata *_metadata,
 {
 	int (*const fns[])(FILE *, const struct pf_trace *) = {
 		pf_render_text, pf_render_json, pf_render_folded,
-		pf_render_svg,
+		pf_render_svg, pf_render_html,
 	};
 	FILE *null = fopen("/dev/null", "w"), *saved = stderr;
 	size_t k;

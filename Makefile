@@ -2,10 +2,12 @@
 #
 # make               module/pktfilt.ko for the running kernel, and tool/pktfilt
 # make KDIR=DIR      the module against another kernel's headers
-# make check         unit tests, then the VM tests on Debian 6.1 and 6.12 and
-#                    their PREEMPT_RT flavours, at counts that fit the time
-#                    CI allows (TESTING.md, "make check")
-# make soak          the long counts: 200 unload cycles, 100,000 fuzzed
+# make check         the host suites, then every VM group on Debian's 6.1,
+#                    6.12 and sid's 7.2 and a smoke group on 5.10 and the
+#                    PREEMPT_RT flavours, within 40 minutes (TESTING.md,
+#                    "Tiers")
+# make soak          every VM group on 5.10 and the PREEMPT_RT flavours, and
+#                    the long counts: 200 unload cycles, 100,000 fuzzed
 #                    messages per user, 20 runs of --count 1000, the host
 #                    fuzzers for 30 minutes each, make bench-check and make
 #                    check-debug (PKTFILT_SOAK_PARTS picks some: TESTING.md)

@@ -777,7 +777,7 @@ echo "kernel $(uname -r)"
 topo_setup
 kmemleak_baseline
 for c in ${*:-bigcount perm slot rxslot watch gateopt ibt armstall settle closerace unloadclaim unloadnotify matchonce rmmodcount}; do
-	"${c}_case"
+	timed "${c}_case"
 done
 trace_teardown
 check_dmesg

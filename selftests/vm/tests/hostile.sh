@@ -488,7 +488,7 @@ if [ -z "${HOSTILE_SOURCED:-}" ]; then
 	echo "kernel $(uname -r)"
 	topo_setup
 	for c in ${*:-perm exact rt interference unload}; do
-		"${c}_cases"
+		timed "${c}_cases"
 	done
 	# No trace_teardown: the VM ends here, and every tracer switch is a
 	# chance of the emulator fault of selftests/vm/README.md.

@@ -8,7 +8,7 @@
  * refused by the core); what a policy cannot express is checked here, and
  * every refusal carries an extack message.
  *
- * Who may do what (README, "Who may see what"):
+ * Who may do what (docs/limits.md, "Who may see what"):
  *  - SET, CLEAR, GET (whose reply names the traced hosts) and STATS need
  *    CAP_NET_ADMIN in the initial user namespace: GENL_ADMIN_PERM, checked
  *    by the core, which refuses with EPERM before the family is reached.

@@ -43,7 +43,8 @@ struct pf_filter {
 /*
  * set: l4, what version 1 did, so that a recipe written for it (its
  * set_graph_function on the protocol handlers) keeps working; trace sets
- * tracefs up itself and shows more by default (README, "Where: stages").
+ * tracefs up itself and shows more by default (docs/usage.md, "Where:
+ * stages").
  */
 #define PF_SET_DEFAULT_STAGES	(1U << PKTFILT_STAGE_L4)
 #define PF_TRACE_DEFAULT_STAGES	(1U << PKTFILT_STAGE_RX)

@@ -100,9 +100,9 @@ skb_events_hold() {
 ifindex() { ip netns exec "$1" cat "/sys/class/net/$2/ifindex"; }
 netns_inode() { stat -L -c %i "/run/netns/$1"; }
 
-# The manual recipe of the README. function_graph is switched on once per
-# boot and left on: every switch patches tens of thousands of call sites with
-# cross-CPU IPIs, and under heavy host load QEMU TCG sometimes never
+# The manual recipe of docs/usage.md ("By hand"). function_graph is switched
+# on once per boot and left on: every switch patches tens of thousands of call
+# sites with cross-CPU IPIs, and under heavy host load QEMU TCG sometimes never
 # completes one (a soft lockup in text_poke_bp seen without pktfilt loaded
 # at all). Between cases only tracing_on, the buffer and the event change.
 trace_start() {
@@ -110,7 +110,8 @@ trace_start() {
 	idle_pid > $T/set_ftrace_pid
 	echo 0 > $T/options/funcgraph-irqs
 	# Graphs only from the handlers: an interrupt that lands in the few
-	# instructions between the gate and the handler stays out (README).
+	# instructions between the gate and the handler stays out
+	# (docs/output.md, "Reading the output").
 	echo "$HANDLERS" > $T/set_graph_function
 	if [ "$(cat $T/current_tracer)" != function_graph ]; then
 		echo function_graph > $T/current_tracer

@@ -160,6 +160,7 @@ exact_cases() {
 			echo "${EXACT_DEPTH:-2}" > $T/max_graph_depth
 		fi
 		exact_ok=0 exact_bad=0
+		_et0=$(cut -d. -f1 /proc/uptime)
 		r=1
 		while [ $r -le "$reps" ]; do
 			exact_run $n $r
@@ -169,7 +170,7 @@ exact_cases() {
 			echo 0 > $T/max_graph_depth
 		fi
 		if [ $exact_bad -eq 0 ]; then
-			ok "--count $n, senders on both vCPUs: exactly $n graphs and events, $reps/$reps runs"
+			ok "--count $n, senders on both vCPUs: exactly $n graphs and events, $reps/$reps runs ($(($(cut -d. -f1 /proc/uptime) - _et0)) s)"
 		else
 			fail "--count $n, senders on both vCPUs" "$exact_bad of $reps runs off (see # lines)"
 		fi

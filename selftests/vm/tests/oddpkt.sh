@@ -412,13 +412,13 @@ oddpkt_cases() {
 	ODD_MAC_D=$(mac d veth-d)
 	for odd_c in ${*:-frag4 frag6 ext6 short4 short6 gso netns}; do
 		case $odd_c in
-		frag4) odd_frag_case 4 ;;
-		frag6) odd_frag_case 6 ;;
-		ext6) odd_ext6_case ;;
-		short4) odd_short_case 4 ;;
-		short6) odd_short_case 6 ;;
-		gso) odd_gso_cases ;;
-		netns) odd_netns_case ;;
+		frag4) timed odd_frag_case 4 ;;
+		frag6) timed odd_frag_case 6 ;;
+		ext6) timed odd_ext6_case ;;
+		short4) timed odd_short_case 4 ;;
+		short6) timed odd_short_case 6 ;;
+		gso) timed odd_gso_cases ;;
+		netns) timed odd_netns_case ;;
 		*) fail "oddpkt: unknown case '$odd_c'" ;;
 		esac
 	done

@@ -21,29 +21,38 @@
 #include <string.h>
 #include <unistd.h>
 
-static unsigned long long lookup(const char *name)
+/*
+ * The address of each of the @n @names into @addr (0: not found), from one
+ * pass of /proc/kallsyms (under TCG a pass takes seconds): the first line
+ * of each name.
+ */
+static void lookup(char **names, int n, unsigned long long *addr)
 {
 	char line[512], sym[256], type;
-	unsigned long long addr;
+	unsigned long long a;
+	int left = n;
 	FILE *f = fopen("/proc/kallsyms", "r");
 
 	if (!f) {
 		perror("pfendbr: /proc/kallsyms");
 		exit(2);
 	}
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
-		    !strcmp(sym, name)) {
-			fclose(f);
-			if (!addr) {
+	memset(addr, 0, n * sizeof(*addr));
+	while (left && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) != 3)
+			continue;
+		for (int i = 0; i < n; i++) {
+			if (addr[i] || strcmp(sym, names[i]))
+				continue;
+			if (!a) {
 				fprintf(stderr, "pfendbr: kallsyms hides addresses\n");
 				exit(2);
 			}
-			return addr;
+			addr[i] = a;
+			left--;
 		}
 	}
 	fclose(f);
-	return 0;
 }
 
 /* Reads @n bytes at kernel address @addr from /proc/kcore; 0 on success. */
@@ -78,8 +87,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "--bytes")) {
 		size_t n = strtoul(argv[2], NULL, 0);
-		unsigned long long addr = lookup(argv[3]);
+		unsigned long long addr;
 		unsigned char b[32];
+
+		lookup(&argv[3], 1, &addr);
 
 		if (!n || n > sizeof(b) || !addr ||
 		    read_kcore(fd, &eh, addr, b, n)) {
@@ -93,8 +104,15 @@ int main(int argc, char **argv)
 		printf("\n");
 		return 0;
 	}
+	unsigned long long *addrs = calloc(argc, sizeof(*addrs));
+
+	if (!addrs) {
+		perror("pfendbr");
+		return 2;
+	}
+	lookup(&argv[1], argc - 1, &addrs[1]);
 	for (int i = 1; i < argc; i++) {
-		unsigned long long addr = lookup(argv[i]);
+		unsigned long long addr = addrs[i];
 		unsigned char b[4];
 
 		if (!addr) {
@@ -108,6 +126,7 @@ int main(int argc, char **argv)
 		}
 		printf("%s %s\n", argv[i], memcmp(b, endbr, 4) ? "no-endbr" : "endbr");
 	}
+	free(addrs);
 	close(fd);
 	return 0;
 }

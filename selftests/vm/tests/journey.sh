@@ -1018,7 +1018,7 @@ count_cases() {
 
 # --- exactly the packet (issue 31) --------------------------------------------------
 
-# exact_stream NAME NS DST STAGES EXPR: one IPv6 TCP stream (256 KB) in NS
+# exact_stream NAME NS DST STAGES EXPR: one IPv6 TCP stream (4 MB) in NS
 # to a sink on DST port 5201 (in b, or NS itself for ::1), armed with
 # --at STAGES --count 1 EXPR, EXPR taking a data segment as in a stream
 # that runs already. TCP frees received segments without a free
@@ -1035,7 +1035,7 @@ exact_stream() {
 	ip netns exec $rns pfsend tcp-sink -6 --port 5201 --timeout 20 \
 		--ready $J/sink.ready > $J/sink.out 2>&1 &
 	wait_for_file $J/sink.ready 100
-	ip netns exec $ns pfsend tcp-stream -6 --dst $dst --dport 5201 --size 262144 \
+	ip netns exec $ns pfsend tcp-stream -6 --dst $dst --dport 5201 --size 4194304 \
 		> $J/stream.out 2>&1 || fail "$name: the stream" "$(cat $J/stream.out)"
 	wait
 	sleep 0.5

@@ -9,7 +9,9 @@
 # smoke (make check's short tier for 5.10 and the PREEMPT_RT flavours:
 # smoke_cases). topo checks the topology and nftables alone
 # (no module); the others need a module and tool that take --at (else: one
-# failure saying so, and they are skipped). tool is a group of its own in
+# failure saying so, and they are skipped). exact: issue 31's exactness
+# (stale follow entries, another packet's fate, kprobes disabled);
+# own_calls (common.sh) checks every trace. tool is a group of its own in
 # make check ("journey.sh tool", in the shared boot, which has no NICs and
 # the nop tracer): each pktfilt trace switches the tracer, and from
 # function_graph on every function (the journey boot's) to nop, the

@@ -129,6 +129,7 @@ bool pf_key_from_skb(const struct sk_buff *skb, enum pf_slot slot,
 bool pf_key_from_ip(const struct sk_buff *skb, u8 family, int ifindex,
 		    const struct net *net, struct pf_key *key, u32 *fp);
 u32 pf_key_fingerprint(const struct sk_buff *skb, u8 family);
+bool pf_key_fingerprint_inline(const struct sk_buff *skb, u8 family);
 
 /* bpf.c: the filter expression's classic BPF program */
 #define PF_EXPR_MAX	1024	/* characters, the NUL not counted */

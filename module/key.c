@@ -203,6 +203,45 @@ bool notrace pf_key_from_ip(const struct sk_buff *skb, u8 family,
 	return true;
 }
 
+/*
+ * Can pf_key_fingerprint() be computed for @skb without calling out of
+ * line (skb_copy_bits() for bytes outside the linear part, also when the
+ * packet is too short for them; ipv6_skip_exthdr())? The free probes ask
+ * first: inside a graph each such call would show.
+ */
+bool notrace pf_key_fingerprint_inline(const struct sk_buff *skb, u8 family)
+{
+	int noff = skb_network_offset(skb), hl = skb_headlen(skb), toff;
+	const u8 *nh;
+	u8 proto;
+
+	if (noff < 0 || hl < noff + (family == PF_FAMILY_IPV4 ? 20 : 40))
+		return false;
+	nh = skb_network_header(skb);
+	if (family == PF_FAMILY_IPV4) {
+		/* A later fragment: no transport header is read. */
+		if ((nh[6] & 0x1f) | nh[7])
+			return true;
+		toff = noff + (nh[0] & 0x0f) * 4;
+		proto = nh[9];
+	} else {
+		proto = nh[6];
+		if (ipv6_ext_hdr(proto))
+			return false;
+		toff = noff + 40;
+	}
+	switch (proto) {
+	case IPPROTO_TCP:
+		return hl >= toff + (int)sizeof(struct tcphdr);
+	case IPPROTO_UDP:
+		return hl >= toff + 4;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		return hl >= toff + (int)sizeof(struct icmphdr);
+	}
+	return true;
+}
+
 /* The fingerprint of pf_key_from_ip(), for a packet at its L4 handler. */
 u32 notrace pf_key_fingerprint(const struct sk_buff *skb, u8 family)
 {

@@ -195,6 +195,9 @@ expect_no_own_calls() {
 	_oc=$(own_calls "${2:-/tmp/trace.txt}" | head -5)
 	[ -z "$_oc" ] && return 0
 	fail "$1: the graphs hold calls of pktfilt's own code" "$(echo "$_oc" | tr '\n' ';')"
+	# The first one with its neighbours, to tell ours from the kernel's.
+	_ol=$(echo "$_oc" | head -1 | cut -d: -f1)
+	sed -n "$((_ol > 12 ? _ol - 12 : 1)),$((_ol + 4))p" "${2:-/tmp/trace.txt}" | sed 's/^/# own_calls: /'
 	return 1
 }
 

@@ -60,16 +60,23 @@ static DEFINE_IRQ_WORK(pf_stale_irq_work, pf_stale_irq_work_fn);
  * count is claimed: --count counts packets).
  *
  * Only a packet that is traced is claimed from the count and announced:
- * the gate's context is checked first (pf_gate_prepare()), then the count
- * is claimed, the packet announced, and the gate opened by a kprobe that
- * cannot miss here (a hook is never inside another kprobe's handler). So
- * "traced" equals the graphs recorded and --count N is exact by
- * construction.
+ * the gate's kprobe is tried first (pf_gate_prepare(): it can be missed,
+ * see there), then the count is claimed, the packet announced, and the
+ * gate opened. So "traced" equals the graphs recorded and --count N is
+ * exact; the one way left for the open to fail is kprobes being disabled
+ * in between, which also disarms the filter (watch.c).
+ *
+ * Inside another stage's graph on this CPU the packet is part of that
+ * graph: the callers return before any work of theirs (every function
+ * they called would show in the graph), and so does this.
  */
 bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 {
+	bool claimed = false;
 	u64 seq;
 
+	if (pf_gate_is_open())
+		return false;
 	if (!pkt->id) {
 		/* The program runs once per packet and stage: maybe already. */
 		if (!pkt->matched && !pf_filter_match(f, pkt->skb, &pkt->key))
@@ -77,9 +84,6 @@ bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 		this_cpu_inc(pf_stats.matched);
 	}
 
-	/* Inside another stage's graph on this CPU: part of that graph. */
-	if (pf_gate_is_open())
-		return false;
 	if (READ_ONCE(f->stale) || !pf_gate_ready()) {
 		this_cpu_inc(pf_stats.not_ready);
 		return false;
@@ -104,8 +108,9 @@ bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 			}
 		}
 		/* Known before the last claim's disarm can look for it. */
-		pkt->id = pf_follow_add(pkt->skb, pkt->fp, f->id, pkt->stage,
-					pkt->key.netns);
+		pkt->id = pf_follow_add(pkt->skb, pkt->fp, pkt->key.family,
+					f->id, pkt->stage, pkt->key.netns);
+		claimed = true;
 		if (!left) {
 			atomic_set(&pf_exhausted_id, f->id);
 			if (unlikely(pf_test_delay_claim_ms))
@@ -124,8 +129,13 @@ bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 	pf_genl_notify_packet(&pkt->key, seq, pkt->stage, pkt->id);
 
 	if (!pf_gate_open()) {
-		/* Cannot happen: see pf_gate_open(). Counted, never hidden. */
+		/*
+		 * Kprobes were just disabled (see above). Counted, never
+		 * hidden; its later stages must not claim it again.
+		 */
 		this_cpu_inc(pf_stats.gate_missed);
+		if (claimed)
+			pf_follow_forget(pkt->id);
 		return false;
 	}
 	this_cpu_inc(pf_stats.traced);
@@ -170,6 +180,9 @@ bool notrace pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb,
 	};
 	u8 family = pf_slot_family(slot);
 
+	/* Inside a graph (rx's): part of it, and nothing of ours in it. */
+	if (pf_gate_is_open())
+		return false;
 	if (atomic_read(&pf_follow_n))
 		pkt.id = pf_follow_find(skb, family, f->id, PKTFILT_STAGE_L4,
 					skb->dev ? dev_net(skb->dev)->ns.inum : 0);
@@ -437,6 +450,8 @@ const char *pf_filter_problem_locked(void)
 	pinned = pf_rx_problem();
 	if (*pinned)
 		return pinned;
+	if (!pf_gate_kprobe_fires())
+		return "kprobes are disabled (/sys/kernel/debug/kprobes/enabled is 0): the gate's kprobe cannot fire, nothing can be traced or armed";
 	return pf_watch_missing() ?: "";
 }
 

@@ -17,10 +17,25 @@
  * graph that function is return_to_handler: function_graph replaced the
  * return address the tracepoint reports, and the graph shows the caller
  * (the reader takes it from there; nothing is looked up here, where every
- * call of ours would show in the graph). Some frees do
- * not pass a tracepoint (TCP's coalescing, deferred frees of received data),
- * so an entry also expires after PF_FOLLOW_TTL; the fingerprint keeps a
- * reused skb address from being taken for the old packet meanwhile.
+ * call of ours would show in the graph).
+ *
+ * Some frees pass no tracepoint: TCP's coalescing (kfree_skb_partial()),
+ * its deferred and cached frees of received data (skb_attempt_defer_free(),
+ * kfree_skb_napi_cache()), the pure ACKs of its fast path (__kfree_skb()).
+ * The skb cache then hands the same address to the next packet, often of
+ * the same flow. So an skb is known by its address and its fingerprint,
+ * which includes what differs from one packet of a flow to the next (TCP's
+ * sequence numbers: pf_key_l4_fp()), and:
+ *  - at a free, every entry of that address ends (no skb lives there any
+ *    more), but only one whose fingerprint is the freed skb's gets a
+ *    pktfilt_free: another packet's drop is not the traced packet's fate;
+ *  - a new packet traced at an address drops the entries of that address
+ *    and fingerprint (they could not be told from it);
+ *  - one packet passes a stage of a namespace once (pf_follow_find());
+ *  - an entry expires after PF_FOLLOW_TTL anyway.
+ * A per-skb mark would be stronger, but struct sk_buff has no field a
+ * module may own, and a silent free cannot be seen without hooking the
+ * kernel's free functions, which every packet runs.
  *
  * The table is small and only written for traced packets; the hooks and
  * the free probes read it without the lock until an address matches, and
@@ -36,8 +51,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/irqflags.h>
 #include <linux/jiffies.h>
-#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <trace/events/skb.h>
@@ -55,16 +70,41 @@ struct pf_follow {
 	u64 id;
 	unsigned long expires;
 	u8 stage;			/* where it was seen last */
+	u8 family;			/* PF_FAMILY_*, of the fingerprint */
 	u32 netns;
 };
 
 static struct pf_follow pf_follow[PF_FOLLOW_MAX];
-static DEFINE_RAW_SPINLOCK(pf_follow_lock);
+static atomic_t pf_follow_lock = ATOMIC_INIT(0);
 atomic_t pf_follow_n = ATOMIC_INIT(0);
 static atomic64_t pf_packet_id = ATOMIC64_INIT(0);
 
 static struct tracepoint *pf_tp_kfree, *pf_tp_consume;
 static bool pf_free_probes_on;
+
+/*
+ * The table's lock. The free probes take it inside a traced packet's
+ * graph, where every function called shows: the kernel's spinlock
+ * functions are traced (and call out to paravirt code on some guests), so
+ * this is a lock of one atomic, taken inline with interrupts off, without
+ * the irqflags tracing hooks (raw_local_irq_save()). Held for a walk of
+ * the table at most.
+ */
+static __always_inline unsigned long pf_follow_lock_irqsave(void)
+{
+	unsigned long flags;
+
+	raw_local_irq_save(flags);
+	while (atomic_cmpxchg_acquire(&pf_follow_lock, 0, 1))
+		cpu_relax();
+	return flags;
+}
+
+static __always_inline void pf_follow_unlock_irqrestore(unsigned long flags)
+{
+	atomic_set_release(&pf_follow_lock, 0);
+	raw_local_irq_restore(flags);
+}
 
 /* Under pf_follow_lock. */
 static void pf_follow_drop(struct pf_follow *e)
@@ -73,25 +113,28 @@ static void pf_follow_drop(struct pf_follow *e)
 	atomic_dec(&pf_follow_n);
 }
 
-/* A new packet id, remembered for @skb, seen at @stage in @netns. */
-u64 notrace pf_follow_add(const struct sk_buff *skb, u32 fp, u32 filter_id,
-			  u8 stage, u32 netns)
+/*
+ * A new packet id, remembered for @skb with fingerprint @fp of @family,
+ * seen at @stage in @netns. An entry of the same address and fingerprint
+ * is a packet whose free no tracepoint reported: it goes.
+ */
+u64 notrace pf_follow_add(const struct sk_buff *skb, u32 fp, u8 family,
+			  u32 filter_id, u8 stage, u32 netns)
 {
 	u64 id = atomic64_inc_return(&pf_packet_id);
 	struct pf_follow *e, *victim = NULL;
 	unsigned long flags;
 	int i;
 
-	raw_spin_lock_irqsave(&pf_follow_lock, flags);
+	flags = pf_follow_lock_irqsave();
 	for (i = 0; i < PF_FOLLOW_MAX; i++) {
 		e = &pf_follow[i];
-		if (e->skb && time_after(jiffies, e->expires))
+		if (e->skb && (time_after(jiffies, e->expires) ||
+			       (e->skb == skb && e->fp == fp)))
 			pf_follow_drop(e);
-		if (!e->skb) {
-			victim = e;
-			break;
-		}
-		if (!victim || time_before(e->expires, victim->expires))
+		if (victim && !victim->skb)
+			continue;
+		if (!e->skb || !victim || time_before(e->expires, victim->expires))
 			victim = e;
 	}
 	/* Full: the oldest is forgotten (its later stages go untraced). */
@@ -102,11 +145,25 @@ u64 notrace pf_follow_add(const struct sk_buff *skb, u32 fp, u32 filter_id,
 	victim->id = id;
 	victim->expires = jiffies + PF_FOLLOW_TTL;
 	victim->stage = stage;
+	victim->family = family;
 	victim->netns = netns;
 	WRITE_ONCE(victim->skb, skb);
 	atomic_inc(&pf_follow_n);
-	raw_spin_unlock_irqrestore(&pf_follow_lock, flags);
+	pf_follow_unlock_irqrestore(flags);
 	return id;
+}
+
+/* The entry of packet @id goes: it was not traced after all. */
+void notrace pf_follow_forget(u64 id)
+{
+	unsigned long flags;
+	int i;
+
+	flags = pf_follow_lock_irqsave();
+	for (i = 0; i < PF_FOLLOW_MAX; i++)
+		if (pf_follow[i].skb && pf_follow[i].id == id)
+			pf_follow_drop(&pf_follow[i]);
+	pf_follow_unlock_irqrestore(flags);
 }
 
 /* The entry holding @skb's address, or -1; read without the lock. */
@@ -123,38 +180,42 @@ static int notrace pf_follow_slot(const struct sk_buff *skb)
 /*
  * The id of the followed packet @skb of filter @filter_id, now at @stage
  * in @netns, or 0. Called by the hooks when pf_follow_n is not 0, once per
- * packet and stage. One packet passes a stage of a namespace once: an skb
- * seen again where its entry was seen last is a new packet that reuses a
- * freed one's memory (one whose free no tracepoint reported: TCP's
- * coalescing, deferred frees), and it may have the same fingerprint (an
- * IPv6 flow's equal segments): the old entry goes.
+ * packet and stage, outside any graph. The entry must have @skb's address
+ * and fingerprint: others of that address belong to packets that were
+ * freed without a tracepoint, or to what this skb carried before (a
+ * tunnel's inner packet, followed again after decapsulation). One packet
+ * passes a stage of a namespace once: an skb seen again where its entry
+ * was seen last is a new packet equal to a freed one: the old entry goes.
  */
 u64 notrace pf_follow_find(const struct sk_buff *skb, u8 family,
 			   u32 filter_id, u8 stage, u32 netns)
 {
 	unsigned long flags;
 	u64 id = 0;
-	u32 fp = 0;
+	u32 fp;
 	int i;
 
-	i = pf_follow_slot(skb);
-	if (i < 0)
+	if (pf_follow_slot(skb) < 0)
 		return 0;
 	fp = pf_key_fingerprint(skb, family);
-	raw_spin_lock_irqsave(&pf_follow_lock, flags);
-	if (pf_follow[i].skb == skb && pf_follow[i].fp == fp &&
-	    pf_follow[i].filter_id == filter_id &&
-	    time_before(jiffies, pf_follow[i].expires)) {
-		if (pf_follow[i].stage == stage &&
-		    pf_follow[i].netns == netns) {
-			pf_follow_drop(&pf_follow[i]);
+	flags = pf_follow_lock_irqsave();
+	for (i = 0; i < PF_FOLLOW_MAX; i++) {
+		struct pf_follow *e = &pf_follow[i];
+
+		if (e->skb != skb || e->fp != fp || e->family != family ||
+		    e->filter_id != filter_id ||
+		    !time_before(jiffies, e->expires))
+			continue;
+		if (e->stage == stage && e->netns == netns) {
+			pf_follow_drop(e);
 		} else {
-			id = pf_follow[i].id;
-			pf_follow[i].stage = stage;
-			pf_follow[i].netns = netns;
+			id = e->id;
+			e->stage = stage;
+			e->netns = netns;
 		}
+		break;
 	}
-	raw_spin_unlock_irqrestore(&pf_follow_lock, flags);
+	pf_follow_unlock_irqrestore(flags);
 	return id;
 }
 
@@ -174,7 +235,7 @@ bool pf_follow_pending(u32 filter_id)
 	bool pending = false;
 	int i;
 
-	raw_spin_lock_irqsave(&pf_follow_lock, flags);
+	flags = pf_follow_lock_irqsave();
 	for (i = 0; i < PF_FOLLOW_MAX; i++) {
 		struct pf_follow *e = &pf_follow[i];
 
@@ -183,31 +244,52 @@ bool pf_follow_pending(u32 filter_id)
 		else if (e->skb && e->filter_id == filter_id)
 			pending = true;
 	}
-	raw_spin_unlock_irqrestore(&pf_follow_lock, flags);
+	pf_follow_unlock_irqrestore(flags);
 	return pending;
 }
 
-/* @skb is being freed: if it is followed, say how, and forget it. */
+/*
+ * @skb is being freed: every entry of its address ends, and the one whose
+ * fingerprint is @skb's says how (the headers are intact here). Any
+ * context; inside a traced packet's graph nothing called here may be
+ * traced: the lock is inline, and the fingerprint is only computed where
+ * it calls nothing (pf_key_fingerprint_inline()).
+ */
 static void notrace pf_follow_freed(const struct sk_buff *skb, int reason,
 				    const void *location)
 {
+	u32 fp[PF_FAMILY_IPV6 + 1] = { };
+	bool have[PF_FAMILY_IPV6 + 1] = { };
 	unsigned long flags;
 	u64 id = 0;
 	int i;
 
-	if (!atomic_read(&pf_follow_n))
+	if (!atomic_read(&pf_follow_n) || pf_follow_slot(skb) < 0)
 		return;
-	for (i = 0; i < PF_FOLLOW_MAX; i++)
-		if (READ_ONCE(pf_follow[i].skb) == skb)
-			break;
-	if (i == PF_FOLLOW_MAX)
-		return;
-	raw_spin_lock_irqsave(&pf_follow_lock, flags);
-	if (pf_follow[i].skb == skb) {
-		id = pf_follow[i].id;
-		pf_follow_drop(&pf_follow[i]);
+	flags = pf_follow_lock_irqsave();
+	for (i = 0; i < PF_FOLLOW_MAX; i++) {
+		struct pf_follow *e = &pf_follow[i];
+		u8 fam = e->family;
+
+		if (e->skb != skb)
+			continue;
+		if (!id && fam <= PF_FAMILY_IPV6) {
+			/*
+			 * Headers that need a call to read (IPv6 extension
+			 * headers, bytes outside the linear part, a short
+			 * packet): its address alone has to do.
+			 */
+			if (!have[fam]) {
+				fp[fam] = pf_key_fingerprint_inline(skb, fam) ?
+					  pf_key_fingerprint(skb, fam) : e->fp;
+				have[fam] = true;
+			}
+			if (fp[fam] == e->fp)
+				id = e->id;
+		}
+		pf_follow_drop(e);
 	}
-	raw_spin_unlock_irqrestore(&pf_follow_lock, flags);
+	pf_follow_unlock_irqrestore(flags);
 	if (!id)
 		return;
 	if (reason != PF_FREE_CONSUMED)
@@ -312,9 +394,9 @@ void pf_follow_disarm(void)
 	unsigned long flags;
 	int i;
 
-	raw_spin_lock_irqsave(&pf_follow_lock, flags);
+	flags = pf_follow_lock_irqsave();
 	for (i = 0; i < PF_FOLLOW_MAX; i++)
 		if (pf_follow[i].skb)
 			pf_follow_drop(&pf_follow[i]);
-	raw_spin_unlock_irqrestore(&pf_follow_lock, flags);
+	pf_follow_unlock_irqrestore(flags);
 }

@@ -104,6 +104,7 @@ enum pf_mode {
 	PF_MODE_OPEN,		/* no PID lists: it answers false */
 	PF_MODE_REOPEN,		/* the same, with interrupts off (settle, RT) */
 	PF_MODE_CLOSE,		/* nothing: the gate's close (a test delay) */
+	PF_MODE_TRIAL,		/* nothing but pf_done: does the kprobe fire? */
 };
 
 static DEFINE_PER_CPU(int, pf_mode);
@@ -238,6 +239,10 @@ static int notrace pf_tit_pre(struct kprobe *p, struct pt_regs *regs)
 	    this_cpu_read(pf_mode) == PF_MODE_CLOSE)
 		pf_test_delay("gate close, inside ftrace's probe",
 			      xchg(&pf_test_delay_close_ms, 0), true);
+	if (pf_is_gate_call(regs, PF_MODE_TRIAL)) {
+		this_cpu_write(pf_done, 1);
+		return 0;
+	}
 	if (!pf_is_gate_call(regs, PF_MODE_OPEN) && !pf_is_reopen_call(regs))
 		return 0;
 	regs->di = 0;
@@ -321,19 +326,60 @@ static bool notrace pf_gate_settle(void)
 }
 
 /*
- * Before the packet is claimed and announced: can the gate open here? The
- * context must be the gate's (interrupts on) and set_ftrace_pid non-empty.
- * Changes nothing. Softirq context (or BH off), from the hook.
+ * Does the gate's kprobe fire in this context? ftrace's probe is called
+ * unforced, so it writes for current what it already holds: nothing
+ * changes but pf_done. Interrupts on; preemption off.
  */
-bool notrace pf_gate_prepare(void)
+static bool notrace pf_gate_trial(void)
 {
-	return !irqs_disabled() && pf_gate_ready();
+	return pf_gate_ready() && pf_call_probe(PF_MODE_TRIAL, current);
 }
 
 /*
- * Starts tracing this CPU. The kprobe can only be missed when re-entered
- * from another kprobe's handler, which a hook never is: it does not fail
- * where pf_gate_prepare() did not (counted as "gate missed" if it does).
+ * Before the packet is claimed and announced: can the gate open here? The
+ * context must be the gate's (interrupts on), set_ftrace_pid non-empty,
+ * and the kprobe must fire. It does not when kprobes are disabled
+ * (debugfs kprobes/enabled), nor in a softirq run on top of another
+ * kprobe's handler (ftrace-based and optimized kprobes run theirs with
+ * interrupts on): kprobes count such a hit as missed and skip our
+ * handler. So the gate tries it first, changing nothing, and a packet it
+ * cannot trace is neither claimed nor announced. Softirq context (or BH
+ * off), from the hook.
+ */
+bool notrace pf_gate_prepare(void)
+{
+	bool fires;
+
+	if (irqs_disabled())
+		return false;
+	preempt_disable_notrace();
+	fires = pf_gate_trial();
+	preempt_enable_notrace();
+	return fires;
+}
+
+/*
+ * Does the gate's kprobe fire? For arming and `pktfilt show`, in process
+ * context: false when kprobes are disabled. Only asked once
+ * set_ftrace_pid is set (pf_gate_ready()); true otherwise.
+ */
+bool pf_gate_kprobe_fires(void)
+{
+	bool fires;
+
+	if (!pf_probes_registered || !pf_gate_ready())
+		return true;
+	preempt_disable();
+	fires = pf_gate_trial();
+	preempt_enable();
+	return fires;
+}
+
+/*
+ * Starts tracing this CPU. Right after pf_gate_prepare() tried the kprobe
+ * in the same context, it fails only if kprobes were disabled in between
+ * (counted as "gate missed"; the watcher on that switch marks the filter
+ * stale, see watch.c).
  */
 bool notrace pf_gate_open(void)
 {
@@ -417,6 +463,8 @@ reset:
 /* Called under pf_lock before a filter is armed. */
 int pf_gate_arm(struct netlink_ext_ack *extack)
 {
+	int ret;
+
 	if (!pf_probe_lookup()) {
 		NL_SET_ERR_MSG(extack,
 #ifndef PF_PID_LIST_BITMAP
@@ -428,7 +476,15 @@ int pf_gate_arm(struct netlink_ext_ack *extack)
 		return -ESRCH;
 	}
 	/* Registered at load; again here only if that failed. */
-	return pf_probes_register(extack);
+	ret = pf_probes_register(extack);
+	if (ret)
+		return ret;
+	if (!pf_gate_kprobe_fires()) {
+		NL_SET_ERR_MSG(extack,
+			       "the gate's kprobe does not fire: kprobes are disabled (echo 1 > /sys/kernel/debug/kprobes/enabled)");
+		return -EOPNOTSUPP;
+	}
+	return 0;
 }
 
 /*

@@ -129,6 +129,7 @@ bool pf_key_from_skb(const struct sk_buff *skb, enum pf_slot slot,
 bool pf_key_from_ip(const struct sk_buff *skb, u8 family, int ifindex,
 		    const struct net *net, struct pf_key *key, u32 *fp);
 u32 pf_key_fingerprint(const struct sk_buff *skb, u8 family);
+bool pf_key_fingerprint_inline(const struct sk_buff *skb, u8 family);
 
 /* bpf.c: the filter expression's classic BPF program */
 #define PF_EXPR_MAX	1024	/* characters, the NUL not counted */
@@ -140,8 +141,9 @@ void pf_bpf_free(struct pf_filter *f);
 
 /* follow.c: packet ids across stages, and how traced packets end */
 extern atomic_t pf_follow_n;
-u64 pf_follow_add(const struct sk_buff *skb, u32 fp, u32 filter_id,
-		  u8 stage, u32 netns);
+u64 pf_follow_add(const struct sk_buff *skb, u32 fp, u8 family,
+		  u32 filter_id, u8 stage, u32 netns);
+void pf_follow_forget(u64 id);
 u64 pf_follow_find(const struct sk_buff *skb, u8 family, u32 filter_id,
 		   u8 stage, u32 netns);
 bool pf_follow_pending(u32 filter_id);
@@ -296,6 +298,7 @@ int pf_gate_arm(struct netlink_ext_ack *extack);
 bool pf_gate_ready(void);
 bool pf_gate_is_trace_array(const void *tr);
 bool pf_gate_prepare(void);
+bool pf_gate_kprobe_fires(void);
 bool pf_gate_open(void);
 bool pf_gate_is_open(void);
 void pf_gate_close(void);

@@ -14,7 +14,9 @@
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/jhash.h>
 #include <linux/netdevice.h>
+#include <linux/tcp.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
@@ -79,13 +81,56 @@ bool notrace pf_key_from_skb(const struct sk_buff *skb, enum pf_slot slot,
 }
 
 /*
+ * @fp mixed with what the transport header of a first fragment at @toff
+ * tells of the packet: what neither NAT nor forwarding changes, and the
+ * next packet of its flow does not share. An IPv6 header has nothing of
+ * the kind (the segments of a TCP stream are equal but for the payload),
+ * and one skb is soon reused for the next segment of a flow whose free no
+ * tracepoint reported (follow.c). TCP: the sequence and acknowledgment
+ * numbers and the flags. ICMP and ICMPv6: type, code and the echo's
+ * sequence number (its id is NAT's). UDP: nothing (ports and checksum are
+ * NAT's); its frees pass the tracepoints.
+ */
+static u32 notrace pf_key_l4_fp(const struct sk_buff *skb, int toff, u8 proto,
+				u32 fp)
+{
+	switch (proto) {
+	case IPPROTO_TCP: {
+		const struct tcphdr *th;
+		struct tcphdr tbuf;
+
+		th = skb_header_pointer(skb, toff, sizeof(tbuf), &tbuf);
+		if (!th)
+			return fp;
+		/* Byte 13: the flags (net/tcp.h's tcp_flag_byte()). */
+		return jhash_3words(fp, ntohl(th->seq),
+				    ntohl(th->ack_seq) ^ ((const u8 *)th)[13], 0);
+	}
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6: {
+		/* ICMPv6's first 8 bytes are laid out as ICMP's. */
+		const struct icmphdr *ih;
+		struct icmphdr ibuf;
+
+		ih = skb_header_pointer(skb, toff, sizeof(ibuf), &ibuf);
+		if (!ih)
+			return fp;
+		return jhash_2words(fp, (u32)ih->type << 24 |
+				    (u32)ih->code << 16 |
+				    ntohs(ih->un.echo.sequence), 0);
+	}
+	}
+	return fp;
+}
+
+/*
  * The key of a packet whose network header starts at skb_network_offset()
  * and nothing else is known yet: at IP receive (before the IP layer checked
  * the header) and at IP output. The protocol and the ports come from the
  * header chain; a later fragment has no ports. @fp gets a fingerprint of the
  * header fields that neither NAT nor forwarding changes (lengths, IPv4's
- * identification, IPv6's flow label), by which follow.c knows the packet
- * again at a later stage. @ifindex: the input or output device's.
+ * identification, IPv6's flow label, and pf_key_l4_fp()'s), by which
+ * follow.c knows the packet again at a later stage. @ifindex: the input or output device's.
  */
 bool notrace pf_key_from_ip(const struct sk_buff *skb, u8 family,
 			    int ifindex, const struct net *net,
@@ -126,8 +171,13 @@ bool notrace pf_key_from_ip(const struct sk_buff *skb, u8 family,
 		       (u32)ip6h->flow_lbl[1] << 16 | ip6h->flow_lbl[2] << 8) ^
 		      ntohs(ip6h->payload_len) ^ ip6h->nexthdr;
 		nexthdr = ip6h->nexthdr;
-		toff = ipv6_skip_exthdr(skb, noff + sizeof(*ip6h), &nexthdr,
-					&frag_off);
+		toff = noff + sizeof(*ip6h);
+		/*
+		 * The walk only where there is something to walk: the free
+		 * probes ask here inside a graph, where each call shows.
+		 */
+		if (ipv6_ext_hdr(nexthdr))
+			toff = ipv6_skip_exthdr(skb, toff, &nexthdr, &frag_off);
 		if (toff < 0)
 			return false;
 		key->proto = nexthdr;
@@ -138,6 +188,8 @@ bool notrace pf_key_from_ip(const struct sk_buff *skb, u8 family,
 	if (net)
 		key->netns = net->ns.inum;
 	key->mark = skb->mark;
+	if (ports)
+		*fp = pf_key_l4_fp(skb, toff, key->proto, *fp);
 	if (ports && (key->proto == IPPROTO_TCP || key->proto == IPPROTO_UDP)) {
 		__be16 buf[2];
 		const __be16 *p = skb_header_pointer(skb, toff, sizeof(buf), buf);
@@ -147,6 +199,45 @@ bool notrace pf_key_from_ip(const struct sk_buff *skb, u8 family,
 			key->dport = ntohs(p[1]);
 			key->has_ports = 1;
 		}
+	}
+	return true;
+}
+
+/*
+ * Can pf_key_fingerprint() be computed for @skb without calling out of
+ * line (skb_copy_bits() for bytes outside the linear part, also when the
+ * packet is too short for them; ipv6_skip_exthdr())? The free probes ask
+ * first: inside a graph each such call would show.
+ */
+bool notrace pf_key_fingerprint_inline(const struct sk_buff *skb, u8 family)
+{
+	int noff = skb_network_offset(skb), hl = skb_headlen(skb), toff;
+	const u8 *nh;
+	u8 proto;
+
+	if (noff < 0 || hl < noff + (family == PF_FAMILY_IPV4 ? 20 : 40))
+		return false;
+	nh = skb_network_header(skb);
+	if (family == PF_FAMILY_IPV4) {
+		/* A later fragment: no transport header is read. */
+		if ((nh[6] & 0x1f) | nh[7])
+			return true;
+		toff = noff + (nh[0] & 0x0f) * 4;
+		proto = nh[9];
+	} else {
+		proto = nh[6];
+		if (ipv6_ext_hdr(proto))
+			return false;
+		toff = noff + 40;
+	}
+	switch (proto) {
+	case IPPROTO_TCP:
+		return hl >= toff + (int)sizeof(struct tcphdr);
+	case IPPROTO_UDP:
+		return hl >= toff + 4;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		return hl >= toff + (int)sizeof(struct icmphdr);
 	}
 	return true;
 }

@@ -48,7 +48,12 @@ static unsigned int notrace pf_tx_hook(void *priv, struct sk_buff *skb,
 	struct pf_pkt pkt;
 	bool traced;
 
-	if (this_cpu_read(pf_tx_again) == skb)
+	/*
+	 * Our own send, or one from inside a graph (a reply sent from a
+	 * traced packet's receive): part of that graph, and nothing of ours
+	 * may run there (every function called would show in it).
+	 */
+	if (this_cpu_read(pf_tx_again) == skb || pf_gate_is_open())
 		return NF_ACCEPT;
 	f = pf_stage_filter(PKTFILT_STAGE_TX);
 	if (!f || irqs_disabled())

@@ -19,7 +19,16 @@
  * and ignores tracefs instances: only the array the gate steers
  * (global_trace) matters.
  *
- * Indirect calls (IBT): w->trace_array(), one of this file's pf_tr_*()
+ * One more watcher is not on tracefs: debugfs kprobes/enabled. Writing 0
+ * there disarms every kprobe, the gate's and these watchers, so no packet
+ * could be traced (pf_gate_prepare() then claims none) and no tracefs
+ * change noticed. The write is seen on entry, while the kprobes still
+ * fire; whether it enables or disables is not read (the value reaches the
+ * handler as a user pointer or an iov_iter, by kernel version), so any
+ * write disarms. Arming is refused while kprobes are disabled
+ * (pf_gate_arm()). It is optional: a kernel without it still arms.
+ *
+ * Indirect calls (IBT): w->trace_array(), if set, one of this file's pf_tr_*()
  * functions, whose addresses are taken in pf_watches[] (ENDBR64 from the
  * compiler). The kprobe handlers are called by the kernel, likewise.
  */
@@ -78,6 +87,7 @@ struct pf_watch {
 	const char *what;
 	const char *reason;	/* for pktfilt show */
 	const char *missing;	/* the same, if it cannot be watched */
+	bool optional;		/* missing, it does not keep a filter from arming */
 	bool registered;
 };
 
@@ -106,6 +116,12 @@ static struct pf_watch pf_watches[] = {
 		 "set_ftrace_notrace_pid was written"),
 	PF_WATCH("tracing_entries_write", pf_tr_inode_write,
 		 "buffer_size_kb was written"),
+	{
+		.symbol = "write_enabled_file_bool",
+		.what = "kprobes are enabled or disabled",
+		.reason = "kprobes were enabled or disabled (/sys/kernel/debug/kprobes/enabled was written) while armed",
+		.optional = true,
+	},
 	/* Last: registered only with test_missing_watch=1. */
 	PF_WATCH("pktfilt_no_such_function", pf_tr_arg0,
 		 "a test's nonexistent file was written"),
@@ -116,8 +132,14 @@ static struct pf_watch pf_watches[] = {
 static int pf_watch_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	const struct pf_watch *w = container_of(p, struct pf_watch, kp);
-	const void *tr = w->trace_array(regs);
+	const void *tr;
 
+	/* No trace array: a write there concerns every filter. */
+	if (!w->trace_array) {
+		pf_filter_tracefs_changed(w->reason);
+		return 0;
+	}
+	tr = w->trace_array(regs);
 	if (tr && pf_gate_is_trace_array(tr))
 		pf_filter_tracefs_changed(w->reason);
 	return 0;
@@ -159,7 +181,7 @@ const char *pf_watch_missing(void)
 	const struct pf_watch *w;
 
 	for (w = pf_watches; w < pf_watches + ARRAY_SIZE(pf_watches); w++)
-		if (!w->registered &&
+		if (!w->registered && !w->optional &&
 		    (w != &pf_watches[PF_WATCH_TEST] || pf_test_missing_watch))
 			return w->missing;
 	return NULL;
@@ -178,6 +200,11 @@ void pf_watch_init(void)
 		w->kp.pre_handler = pf_watch_pre;
 		w->kp.post_handler = pf_watch_post;
 		ret = register_kprobe(&w->kp);
+		if (ret && w->optional) {
+			pr_info("no kprobe on %s (error %d): a filter will not notice when %s\n",
+				w->symbol, ret, w->what);
+			continue;
+		}
 		if (ret) {
 			pr_warn("no kprobe on %s (error %d): a filter could not notice when %s, so none will be armed\n",
 				w->symbol, ret, w->what);

@@ -136,11 +136,78 @@ buffer_resize() {
 # buffer_restore: the ring buffer back to the size buffer_resize found.
 buffer_restore() { echo "$pf_saved_kb" > $T/buffer_size_kb; }
 
+# pktfilt's own calls inside a graph (issue 31): a graph must hold only
+# what the kernel did for the packet. pktfilt's code runs inside an open
+# graph where the kernel calls into it: its free probes at the kfree_skb
+# and consume_skb tracepoints, and its hooks when a traced packet passes
+# another stage (the L4 handler wrapped at the protocol dispatch, the
+# LOCAL_OUT hook of a reply sent from the receive path). Its own functions
+# are notrace, but a kernel function it calls is traced and shows as a
+# direct child of the kernel function that called into pktfilt. These are
+# the kernel functions pktfilt's hook and probe code could call there
+# (locks, header walks, the filter program's helpers, bottom halves), and
+# the callers they would show under; the kernel itself calls none of them
+# directly from those callers.
+PF_OWN_CALLS="_raw_spin_lock_irqsave _raw_spin_unlock_irqrestore _raw_spin_lock
+_raw_spin_unlock _raw_spin_trylock _raw_spin_lock_bh _raw_spin_unlock_bh
+ipv6_skip_exthdr ipv6_find_hdr skb_copy_bits __local_bh_enable_ip
+bpf_skb_load_helper_8 bpf_skb_load_helper_16 bpf_skb_load_helper_32
+__skb_get_pay_offset __skb_get_nlattr __skb_get_nlattr_nest bpf_prog_run
+__bpf_prog_run32 kstrtobool"
+PF_HOOK_CALLERS="sk_skb_reason_drop kfree_skb_reason kfree_skb_list_reason
+consume_skb napi_consume_skb __consume_stateless_skb kfree_skb_partial
+nf_hook_slow ip_protocol_deliver_rcu ip6_protocol_deliver_rcu"
+
+# own_calls [FILE]: the lines of FILE (/tmp/trace.txt) where a function of
+# PF_OWN_CALLS is called directly by one of PF_HOOK_CALLERS, as
+# "LINE: CALLER > FUNCTION". Empty if none.
+own_calls() {
+	awk -v own="$PF_OWN_CALLS" -v callers="$PF_HOOK_CALLERS" '
+	BEGIN {
+		n = split(own, a, /[ \n]+/); for (i = 1; i <= n; i++) if (a[i] != "") isown[a[i]] = 1
+		n = split(callers, a, /[ \n]+/); for (i = 1; i <= n; i++) if (a[i] != "") iscaller[a[i]] = 1
+	}
+	match($0, /^ *[0-9]+\)/) {
+		c = substr($0, RSTART, RLENGTH) + 0
+		s = $0
+		if (!sub(/^[^|]*\|/, "", s))
+			next
+		match(s, /^ */)
+		d = RLENGTH
+		s = substr(s, RLENGTH + 1)
+		if (s ~ /^}/) {
+			fn[c, d] = ""
+			next
+		}
+		if (s !~ /^[A-Za-z_][A-Za-z0-9_.]*( \[[A-Za-z0-9_]+\])?\(\)/)
+			next
+		name = s
+		sub(/[ (].*/, "", name)
+		parent = fn[c, d - 2]
+		if (isown[name] && iscaller[parent])
+			print NR ": " parent " > " name
+		fn[c, d] = (s ~ /\{ *$/) ? name : ""
+	}' "${1:-/tmp/trace.txt}"
+}
+
+# expect_no_own_calls NAME [FILE]: fails NAME if own_calls finds any;
+# silent otherwise (trace_stop asks it of every trace a test captures).
+expect_no_own_calls() {
+	_oc=$(own_calls "${2:-/tmp/trace.txt}" | head -5)
+	[ -z "$_oc" ] && return 0
+	fail "$1: the graphs hold calls of pktfilt's own code" "$(echo "$_oc" | tr '\n' ';')"
+	# The first one with its neighbours, to tell ours from the kernel's.
+	_ol=$(echo "$_oc" | head -1 | cut -d: -f1)
+	sed -n "$((_ol > 12 ? _ol - 12 : 1)),$((_ol + 4))p" "${2:-/tmp/trace.txt}" | sed 's/^/# own_calls: /'
+	return 1
+}
+
 trace_stop() {
 	echo 0 > $T/tracing_on
 	cat $T/trace > /tmp/trace.txt
 	echo > $T/trace
 	[ -e $T/events/pktfilt/enable ] && echo 0 > $T/events/pktfilt/enable
+	expect_no_own_calls "${name:-trace}"
 	return 0
 }
 

@@ -5,11 +5,13 @@
 #	selftests/vm/run --kernel 6.12 --nics 2 -- sh selftests/vm/tests/journey.sh [CASE...]
 #
 # CASEs (default: all but tool and smoke, in this order): topo rx pad core
-# fwd nat nearmiss drop nosock tx txrx count unload; and tool, and smoke
-# (make check's short tier for 5.10 and the PREEMPT_RT flavours:
+# fwd nat nearmiss drop nosock tx txrx exact count unload; and tool, and
+# smoke (make check's short tier for 5.10 and the PREEMPT_RT flavours:
 # smoke_cases). topo checks the topology and nftables alone
 # (no module); the others need a module and tool that take --at (else: one
-# failure saying so, and they are skipped). tool is a group of its own in
+# failure saying so, and they are skipped). exact: issue 31's exactness
+# (stale follow entries, another packet's fate, kprobes disabled);
+# own_calls (common.sh) checks every trace. tool is a group of its own in
 # make check ("journey.sh tool", in the shared boot, which has no NICs and
 # the nop tracer): each pktfilt trace switches the tracer, and from
 # function_graph on every function (the journey boot's) to nop, the
@@ -1016,6 +1018,137 @@ count_cases() {
 	done
 }
 
+# --- exactly the packet (issue 31) --------------------------------------------------
+
+# exact_stream NAME NS DST STAGES EXPR: one IPv6 TCP stream (1 MB) in NS
+# to a sink on DST port 5201 (in b, or NS itself for ::1), armed with
+# --at STAGES --count 1 EXPR, EXPR taking one of the sink's pure ACKs.
+# TCP frees a received pure ACK without a free tracepoint (its fast
+# path's __kfree_skb()), and the sink's next ACK gets the same skb, its
+# IPv6 header equal (payload length, flow label): one packet id, at most
+# one graph of each stage, at most one fate.
+exact_stream() {
+	name=$1 ns=$2 dst=$3 stages=$4 expr=$5
+	rns=b
+	[ "$dst" = ::1 ] && rns=$ns
+	jtrace_start
+	jset "$name" --at $stages --count 1 "$expr" || { trace_stop; return; }
+	rm -f $J/sink.ready
+	ip netns exec $rns pfsend tcp-sink -6 --port 5201 --timeout 20 \
+		--ready $J/sink.ready > $J/sink.out 2>&1 &
+	wait_for_file $J/sink.ready 100
+	ip netns exec $ns pfsend tcp-stream -6 --dst $dst --dport 5201 --size 1048576 \
+		> $J/stream.out 2>&1 || fail "$name: the stream" "$(cat $J/stream.out)"
+	wait
+	sleep 0.5
+	jtrace_stop
+	expect_eq "$name: one packet id" "$(g_ids | wc -l)" 1
+	id=$(g_ids | head -1)
+	for s in $(echo $stages | tr , ' '); do
+		n=$(g_count "^G id=${id:-none} stage=$s ")
+		if [ "$n" -le 1 ]; then
+			ok "$name: at most one $s graph of id $id ($n)"
+		else
+			fail "$name: at most one $s graph of id $id" "$n graphs"
+			g_show
+		fi
+	done
+	n=$(grep -c "^FREE id=${id:-none} " $J/graphs)
+	if [ "$n" -le 1 ]; then ok "$name: at most one fate ($n)"; else fail "$name: at most one fate" "$n pktfilt_free of id $id"; fi
+}
+
+# exact_fate: a's receive of the SYN-ACK of an IPv6 connection from a to
+# b is traced; TCP frees it without a tracepoint. Then datagrams from b to
+# a closed port of a take the same path and are dropped (NO_SOCKET), and
+# a's ICMPv6 errors b's way, in skbs from the same cache: no drop is the
+# SYN-ACK's fate, and none is counted.
+exact_fate() {
+	name="fate of a SYN-ACK freed silently"
+	jtrace_start
+	d0=$(pf_stat dropped)
+	jset "$name" --at rx --netns /run/netns/a --count 1 \
+		'ip6 and tcp and src port 5201 and ip6[53] == 0x12' || { trace_stop; return; }
+	rm -f $J/sink.ready
+	ip netns exec b pfsend tcp-sink -6 --port 5201 --timeout 20 \
+		--ready $J/sink.ready > $J/sink.out 2>&1 &
+	wait_for_file $J/sink.ready 100
+	ip netns exec a pfsend tcp-stream -6 --dst fd10:3::2 --dport 5201 --size 100 \
+		> $J/stream.out 2>&1 || fail "$name: the connection" "$(cat $J/stream.out)"
+	wait
+	jsend b udp 6 fd10:3::2 fd10:3::1 9999 20
+	sleep 0.5
+	jtrace_stop
+	expect_eq "$name: one packet id" "$(g_ids | wc -l)" 1
+	id=$(g_ids | head -1)
+	fr=$(first_free "${id:-none}")
+	case $fr in
+	""|"CONSUMED "*) ok "$name: no other packet's drop given as its fate ('$fr')" ;;
+	*) fail "$name: no other packet's drop given as its fate" "first free of id $id: '$fr'" ;;
+	esac
+	expect_eq "$name: dropped counter" "$(($(pf_stat dropped) - d0))" 0
+}
+
+# exact_kprobes: with kprobes disabled (debugfs kprobes/enabled = 0) the
+# gate's kprobe cannot fire: nothing may be claimed or announced. Arming
+# is refused then; a filter armed before is disarmed, saying why; with
+# kprobes enabled again a packet is traced.
+exact_kprobes() {
+	name="kprobes disabled"
+	K=/sys/kernel/debug/kprobes/enabled
+	if [ ! -w $K ]; then fail "$name: $K"; return; fi
+	jtrace_start
+	echo 0 > $K
+	if out=$(pktfilt set --at rx --proto udp --daddr 10.10.3.2 --dport 9000 --count 2 2>&1); then
+		fail "$name: pktfilt set refused" "accepted"
+		jsend a udp 4 10.10.3.1 10.10.3.2 9000 1
+		sleep 0.5
+	else
+		case $out in
+		*kprobe*) ok "$name: pktfilt set refused: $out" ;;
+		*) fail "$name: pktfilt set refused, naming kprobes" "$out" ;;
+		esac
+	fi
+	echo 1 > $K
+	pktfilt clear
+	jtrace_stop
+	expect_eq "$name: no packet announced" "$(trace_events | wc -l)" 0
+
+	name="kprobes disabled while armed"
+	jtrace_start
+	jset "$name" --at rx --proto udp --daddr 10.10.3.2 --dport 9000 --count 2 ||
+		{ trace_stop; return; }
+	echo 0 > $K
+	jsend a udp 4 10.10.3.1 10.10.3.2 9000 1
+	sleep 0.5
+	st=$(pktfilt show 2>&1)
+	echo 1 > $K
+	pktfilt clear
+	jtrace_stop
+	expect_eq "$name: no packet announced" "$(trace_events | wc -l)" 0
+	case $st in
+	*"last disarm:"*kprobe*) ok "$name: disarmed, show says why" ;;
+	*) fail "$name: disarmed, show says why" "$(echo "$st" | tr '\n' ';' | cut -c1-300)" ;;
+	esac
+
+	name="kprobes enabled again"
+	jtrace_start
+	jset "$name" --at rx --proto udp --daddr 10.10.3.2 --dport 9000 --count 1 ||
+		{ trace_stop; return; }
+	jsend a udp 4 10.10.3.1 10.10.3.2 9000 1
+	sleep 0.5
+	jtrace_stop
+	g_expect_n "$name: one graph rooted at $(rx_root 4)" " root=$(rx_root 4) " 1
+}
+
+exact_cases() {
+	exact_stream "--at tx,rx IPv6 TCP stream a -> b, an ACK" a fd10:3::2 tx,rx \
+		'ip6 and tcp and src port 5201 and ip6[53] == 0x10'
+	exact_stream "--at rx,l4 IPv6 TCP stream over ::1, an ACK" a ::1 rx,l4 \
+		'ip6 and tcp and src port 5201 and ip6[53] == 0x10'
+	exact_fate
+	exact_kprobes
+}
+
 # --- unload under load, per stage -----------------------------------------------------
 
 # What the module must leave as it found it.
@@ -1124,6 +1257,7 @@ jtool() {
 	_rc=$?
 	if [ $_rc = 0 ]; then ok "$_name: exit status 0"; else fail "$_name: exit status $_rc" "$(head -c 600 $J/err)"; fi
 	cp $J/raw /tmp/trace.txt 2>/dev/null || : > /tmp/trace.txt
+	expect_no_own_calls "$_name"
 	jgraphs > $J/graphs
 }
 
@@ -1202,7 +1336,7 @@ case $? in
 esac
 check "nftables rules in r and b" nft_setup
 
-cases=${*:-topo rx pad core fwd nat nearmiss drop nosock tx txrx count unload}
+cases=${*:-topo rx pad core fwd nat nearmiss drop nosock tx txrx exact count unload}
 MODULE=0
 case " $cases " in
 *" topo "*) topo_cases ;;
@@ -1226,7 +1360,7 @@ if [ $MODULE = 1 ]; then
 	for c in $cases; do
 		case $c in
 		topo) ;;
-		rx|pad|core|fwd|nat|nearmiss|drop|nosock|tx|txrx|count|unload|tool|smoke)
+		rx|pad|core|fwd|nat|nearmiss|drop|nosock|tx|txrx|exact|count|unload|tool|smoke)
 			_jt0=$(cut -d. -f1 /proc/uptime)
 			"${c}_cases"
 			echo "# $c: $(($(cut -d. -f1 /proc/uptime) - _jt0)) s" ;;

@@ -252,8 +252,8 @@ bool pf_follow_pending(u32 filter_id)
  * @skb is being freed: every entry of its address ends, and the one whose
  * fingerprint is @skb's says how (the headers are intact here). Any
  * context; inside a traced packet's graph nothing called here may be
- * traced: the lock is inline, and the fingerprint is only computed where
- * it calls nothing (pf_key_fingerprint_inline()).
+ * traced: the lock is inline, and there the fingerprint is only computed
+ * where it calls nothing (pf_key_fingerprint_inline()).
  */
 static void notrace pf_follow_freed(const struct sk_buff *skb, int reason,
 				    const void *location)
@@ -277,10 +277,13 @@ static void notrace pf_follow_freed(const struct sk_buff *skb, int reason,
 			/*
 			 * Headers that need a call to read (IPv6 extension
 			 * headers, bytes outside the linear part, a short
-			 * packet): its address alone has to do.
+			 * packet) are read only outside a graph, where a
+			 * call shows nowhere; inside one, its address alone
+			 * has to do.
 			 */
 			if (!have[fam]) {
-				fp[fam] = pf_key_fingerprint_inline(skb, fam) ?
+				fp[fam] = pf_key_fingerprint_inline(skb, fam) ||
+					  !pf_gate_is_open() ?
 					  pf_key_fingerprint(skb, fam) : e->fp;
 				have[fam] = true;
 			}

@@ -215,9 +215,15 @@ bool notrace pf_key_fingerprint_inline(const struct sk_buff *skb, u8 family)
 	const u8 *nh;
 	u8 proto;
 
-	if (noff < 0 || hl < noff + (family == PF_FAMILY_IPV4 ? 20 : 40))
+	/*
+	 * Past the IP header (an L4 handler's free) the offset is negative:
+	 * the header is still in the linear part, before skb->data.
+	 */
+	if (skb->network_header == (typeof(skb->network_header))~0U)
 		return false;
 	nh = skb_network_header(skb);
+	if (nh < skb->head || hl < noff + (family == PF_FAMILY_IPV4 ? 20 : 40))
+		return false;
 	if (family == PF_FAMILY_IPV4) {
 		/* A later fragment: no transport header is read. */
 		if ((nh[6] & 0x1f) | nh[7])

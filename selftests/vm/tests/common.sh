@@ -145,12 +145,15 @@ buffer_restore() { echo "$pf_saved_kb" > $T/buffer_size_kb; }
 # are notrace, but a kernel function it calls is traced and shows as a
 # direct child of the kernel function that called into pktfilt. These are
 # the kernel functions pktfilt's hook and probe code could call there
-# (locks, header walks, the filter program's helpers, bottom halves), and
-# the callers they would show under; the kernel itself calls none of them
-# directly from those callers.
-PF_OWN_CALLS="_raw_spin_lock_irqsave _raw_spin_unlock_irqrestore _raw_spin_lock
-_raw_spin_unlock _raw_spin_trylock _raw_spin_lock_bh _raw_spin_unlock_bh
-ipv6_skip_exthdr ipv6_find_hdr skb_copy_bits __local_bh_enable_ip
+# (header walks, the filter program's helpers, bottom halves), and the
+# callers they would show under; the kernel itself calls none of them
+# directly from those callers. The kernel's spinlock functions are checked
+# where the calls are, in the module's relocations (build-test: it calls
+# none): a bare _raw_spin_lock/_raw_spin_unlock pair did show under
+# consume_skb, before pktfilt_free, in 1 of 3 runs of journey.sh tool on
+# 6.1 with a module that calls no spinlock function (2026-11-27; its
+# origin not found).
+PF_OWN_CALLS="ipv6_skip_exthdr ipv6_find_hdr skb_copy_bits __local_bh_enable_ip
 bpf_skb_load_helper_8 bpf_skb_load_helper_16 bpf_skb_load_helper_32
 __skb_get_pay_offset __skb_get_nlattr __skb_get_nlattr_nest bpf_prog_run
 __bpf_prog_run32 kstrtobool"

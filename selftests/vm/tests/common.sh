@@ -149,10 +149,13 @@ buffer_restore() { echo "$pf_saved_kb" > $T/buffer_size_kb; }
 # callers they would show under; the kernel itself calls none of them
 # directly from those callers. The kernel's spinlock functions are checked
 # where the calls are, in the module's relocations (build-test: it calls
-# none): a bare _raw_spin_lock/_raw_spin_unlock pair did show under
-# consume_skb, before pktfilt_free, in 1 of 3 runs of journey.sh tool on
-# 6.1 with a module that calls no spinlock function (2026-11-27; its
-# origin not found).
+# none). In a graph a bare _raw_spin_lock/_raw_spin_unlock pair did show
+# under consume_skb, before pktfilt_free, on 7.2 (journey.sh tool, twice,
+# 2026-11-27) with a module that calls no spinlock function: most likely
+# an interrupt's exit path after the hardirq count dropped, which
+# function_graph records at the interrupted depth with funcgraph-irqs off
+# (pktfilt trace's setting), the interrupt having waited for the free
+# probe's interrupts-off section to end. Not verified further.
 PF_OWN_CALLS="ipv6_skip_exthdr ipv6_find_hdr skb_copy_bits __local_bh_enable_ip
 bpf_skb_load_helper_8 bpf_skb_load_helper_16 bpf_skb_load_helper_32
 __skb_get_pay_offset __skb_get_nlattr __skb_get_nlattr_nest bpf_prog_run

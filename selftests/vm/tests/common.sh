@@ -150,7 +150,7 @@ buffer_restore() { echo "$pf_saved_kb" > $T/buffer_size_kb; }
 # directly from those callers. The kernel's spinlock functions are checked
 # where the calls are, in the module's relocations (build-test: it calls
 # none). In a graph a bare _raw_spin_lock/_raw_spin_unlock pair did show
-# under consume_skb, before pktfilt_free, on 7.2 (journey.sh tool, twice,
+# under consume_skb, before pktfilt_free, on 7.2 (journey.sh tool, once,
 # 2026-11-27) with a module that calls no spinlock function: most likely
 # an interrupt's exit path after the hardirq count dropped, which
 # function_graph records at the interrupted depth with funcgraph-irqs off

@@ -129,9 +129,23 @@ static __always_inline u8 pf_core_family(const struct sk_buff *skb)
 }
 
 /*
- * Could @skb be traced here? Changes nothing but the network header, set
- * where the core sets it first (skb->data, the L3 header). The follow
- * table is only looked at; pf_core_receive() asks it for real.
+ * Could a packet be traced with @f now? pf_begin()'s tests, without
+ * claiming or counting: not if tracefs changed under it or the gate could
+ * not open. Then no packet is taken here: each runs the kernel's path,
+ * and rx.c, at ip_rcv(), counts the matching ones (not ready).
+ */
+static __always_inline bool pf_core_ready(const struct pf_filter *f)
+{
+	return !READ_ONCE(f->stale) && pf_gate_ready();
+}
+
+/*
+ * Could @skb be traced here now? Changes nothing but the network header,
+ * set where the core sets it first (skb->data, the L3 header). The follow
+ * table is only looked at; pf_core_receive() asks it for real. A new
+ * packet once --count is used up is not taken either (pf_begin() would
+ * not trace it): it stays on the kernel's path, and rx.c counts it
+ * (exhausted). @f passed pf_core_ready().
  */
 static enum pf_core_verdict notrace pf_core_maybe(struct pf_filter *f,
 						  struct sk_buff *skb)
@@ -145,6 +159,8 @@ static enum pf_core_verdict notrace pf_core_maybe(struct pf_filter *f,
 	skb_reset_network_header(skb);
 	if (unlikely(atomic_read(&pf_follow_n)) && pf_follow_known(skb))
 		return PF_CORE_FOLLOWED;
+	if (f->count && atomic64_read(&f->remaining) <= 0)
+		return PF_CORE_NO;
 	if (pf_ip_quick_reject(f, skb, family))
 		return PF_CORE_NO;
 	if (!pf_key_from_ip(skb, family, skb->dev->ifindex,
@@ -153,15 +169,20 @@ static enum pf_core_verdict notrace pf_core_maybe(struct pf_filter *f,
 	return pf_filter_match(f, skb, &key) ? PF_CORE_MATCHED : PF_CORE_NO;
 }
 
-/* Hands @first and, if it passed @f, that verdict on (see pf_core_hand). */
+/*
+ * Hands @first and, if it passed @f, that verdict on (see pf_core_hand).
+ * Outside softirq context nothing is handed, and nothing left either.
+ */
 static __always_inline void pf_core_hand_on(const struct sk_buff *first,
 					    enum pf_core_verdict v,
 					    const struct pf_filter *f)
 {
 	struct pf_core_hand *h = this_cpu_ptr(&pf_core_hand);
 
-	if (!in_softirq())
+	if (!in_softirq()) {
+		memset(h, 0, sizeof(*h));
 		return;
+	}
 	h->first = first;
 	h->matched = v == PF_CORE_MATCHED ? first : NULL;
 	h->f = f;
@@ -177,6 +198,21 @@ static __always_inline struct pf_core_hand pf_core_hand_take(void)
 	return got;
 }
 
+/*
+ * At __netif_receive_skb(@skb): what pf_core_one() handed on for @skb, if
+ * anything, taken (it is for this call only); else nothing is taken.
+ */
+static __always_inline struct pf_core_hand
+pf_core_hand_take_for(const struct sk_buff *skb)
+{
+	struct pf_core_hand *h = this_cpu_ptr(&pf_core_hand);
+	struct pf_core_hand none = {};
+
+	if (h->first != skb)
+		return none;
+	return pf_core_hand_take();
+}
+
 /* Did pf_core_receive() decide on @skb, on its device, around this call? */
 bool notrace pf_rxcore_decided(const struct sk_buff *skb)
 {
@@ -185,8 +221,8 @@ bool notrace pf_rxcore_decided(const struct sk_buff *skb)
 }
 
 /*
- * The filter, if it traces at rx and the gate may open here. Preemption
- * off (the callback's, without ftrace's guard around it).
+ * The filter, if it traces at rx and the gate may open here now.
+ * Preemption off (the callback's, without ftrace's guard around it).
  */
 static __always_inline struct pf_filter *pf_core_filter(void)
 {
@@ -196,7 +232,7 @@ static __always_inline struct pf_filter *pf_core_filter(void)
 	    irqs_disabled())
 		return NULL;
 	f = rcu_dereference_sched(pf_active);
-	if (!f || !(f->stages & BIT(PKTFILT_STAGE_RX)))
+	if (!f || !(f->stages & BIT(PKTFILT_STAGE_RX)) || !pf_core_ready(f))
 		return NULL;
 	return f;
 }
@@ -257,6 +293,23 @@ static void notrace pf_core_pass(struct list_head *head)
 	this_cpu_write(pf_core_passing, false);
 }
 
+/*
+ * A packet of a batch to trace, alone, on the kernel's one-packet path:
+ * netif_receive_skb() stamps it (net_timestamp_check()), defers it for PTP
+ * if the device asks, steers it with RPS, and calls __netif_receive_skb(),
+ * where our callback takes it, with the verdict handed on, to
+ * pf_core_receive(): on this CPU, or on the RPS target CPU from its
+ * backlog (there it is looked at anew). If it did not come back here, what
+ * was handed on goes.
+ */
+static void notrace pf_core_one(struct sk_buff *skb, enum pf_core_verdict v,
+				const struct pf_filter *f)
+{
+	pf_core_hand_on(skb, v, f);
+	netif_receive_skb(skb);
+	pf_core_hand_take();
+}
+
 /* Called instead of netif_receive_skb_list_internal(@head). */
 static void notrace pf_core_list(struct list_head *head)
 {
@@ -270,7 +323,7 @@ static void notrace pf_core_list(struct list_head *head)
 	rcu_read_lock();
 	hand = pf_core_hand_take();
 	f = rcu_dereference(pf_active);
-	if (f && !(f->stages & BIT(PKTFILT_STAGE_RX)))
+	if (f && (!(f->stages & BIT(PKTFILT_STAGE_RX)) || !pf_core_ready(f)))
 		f = NULL;
 	if (hand.f != f)
 		hand.first = NULL;
@@ -294,8 +347,7 @@ static void notrace pf_core_list(struct list_head *head)
 		pf_core_pass(&before);
 		INIT_LIST_HEAD(&before);
 		skb_list_del_init(skb);
-		pf_core_hand_on(skb, v, f);
-		pf_core_receive(skb);
+		pf_core_one(skb, v, f);
 	}
 	pf_core_pass(head);
 	rcu_read_unlock();
@@ -309,17 +361,25 @@ static unsigned long pf_core_one_ip, pf_core_list_ip;
 static void notrace pf_core_entry(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op, struct pf_fregs *fregs)
 {
+	struct pf_core_hand hand = {};
 	enum pf_core_verdict v;
 	struct sk_buff *skb;
 	struct pf_filter *f;
 
 	preempt_disable_notrace();
+	if (ip == pf_core_one_ip)
+		hand = pf_core_hand_take_for((struct sk_buff *)pf_arg0(fregs));
 	f = pf_core_filter();
 	if (!f)
 		goto out;
 	if (ip == pf_core_one_ip) {
 		skb = (struct sk_buff *)pf_arg0(fregs);
-		v = pf_core_maybe(f, skb);
+		/* From pf_core_one(): decided on already, in its batch. */
+		if (hand.first == skb && hand.f == f)
+			v = hand.matched == skb ? PF_CORE_MATCHED :
+						  PF_CORE_FOLLOWED;
+		else
+			v = pf_core_maybe(f, skb);
 		if (v != PF_CORE_NO) {
 			pf_core_hand_on(skb, v, f);
 			pf_set_ip(fregs, (unsigned long)pf_core_receive);

@@ -24,13 +24,30 @@
  * and closes around a call of ours, as the other stages' do: no return
  * probe, nothing that can be missed.
  *
+ * Only a packet that can be traced now is taken: one that matches (or is
+ * followed) while the filter is not stale, the gate can open and, for a
+ * new packet, --count is not used up (pf_begin()'s tests, made without
+ * claiming or counting). Any other packet runs the kernel's function
+ * untouched; rx.c, at ip_rcv(), counts those that match (not ready,
+ * exhausted).
+ *
  * A batch with a packet to trace is taken in order: the packets before it
  * go on as a batch through netif_receive_skb_list(), the packet alone
- * through netif_receive_skb_core(), and so on. The traced packet skips
- * what netif_receive_skb_core() skips: RPS (it is received on this CPU),
- * deferred PTP timestamping, and (on both paths) the pfmemalloc case,
- * which we never take (swap over the network: such packets go untouched,
- * and are traced from ip_rcv() on, by rx.c).
+ * through the kernel's netif_receive_skb(), and so on. That is the
+ * kernel's one-packet path: it takes the rx software timestamp
+ * (net_timestamp_check(); the core does not, with the default
+ * netdev_tstamp_prequeue), defers the packet if the device timestamps it
+ * for PTP, steers it with RPS, and calls __netif_receive_skb(), where our
+ * callback sends it, with the verdict handed on (the filter's program
+ * runs once), to pf_core_receive(): on this CPU, or on the RPS target
+ * CPU from its backlog (looked at anew there). What differs for the
+ * traced packet: it is received alone, not with its batch, so it is
+ * stamped after the packets before it were received, and the packets
+ * after it are stamped after it; the kernel's tracepoints see it in
+ * netif_receive_skb() (netif_receive_skb_entry), the rest of its batch in
+ * netif_receive_skb_list(). On both paths the pfmemalloc case is never
+ * taken (swap over the network: such packets go untouched, and are traced
+ * from ip_rcv() on, by rx.c).
  *
  * A packet rx.c then sees at ip_rcv() is inside this graph: the gate is
  * open, and rx.c lets it pass. A packet not seen here (VLAN-tagged in the
@@ -46,8 +63,8 @@
  * Removal: unregister_ftrace_function() waits for the callbacks, and the
  * caller's synchronize_net() for the calls already sent to our functions.
  *
- * Indirect calls (IBT): none made here; netif_receive_skb_core() and
- * netif_receive_skb_list() are direct calls. ftrace calls our callback
+ * Indirect calls (IBT): none made here; netif_receive_skb_core(),
+ * netif_receive_skb() and netif_receive_skb_list() are direct calls. ftrace calls our callback
  * through the ops; its address is taken here, so it has ENDBR64.
  * Our functions are entered by the return of ftrace's trampoline (a RET,
  * which IBT does not check; livepatch relies on the same), and have

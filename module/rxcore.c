@@ -147,9 +147,8 @@ static __always_inline u8 pf_core_family(const struct sk_buff *skb)
 
 /*
  * Could a packet be traced with @f now? pf_begin()'s tests, without
- * claiming or counting: not if tracefs changed under it or the gate could
- * not open. Then no packet is taken here: each runs the kernel's path,
- * and rx.c, at ip_rcv(), counts the matching ones (not ready).
+ * counting: not if tracefs changed under it or the gate could not open.
+ * Asked for a packet that would be taken, so not on the fast path.
  */
 static __always_inline bool pf_core_ready(const struct pf_filter *f)
 {
@@ -159,14 +158,16 @@ static __always_inline bool pf_core_ready(const struct pf_filter *f)
 /*
  * Could @skb be traced here now? Changes nothing but the network header,
  * set where the core sets it first (skb->data, the L3 header). The follow
- * table is only looked at; pf_core_receive() asks it for real. A new
- * packet once --count is used up is not taken either (pf_begin() would
- * not trace it): it stays on the kernel's path, and rx.c counts it
- * (exhausted). @f passed pf_core_ready().
+ * table is only looked at; pf_core_receive() asks it for real. Only what
+ * pf_begin() would trace is taken (its tests, without claiming or
+ * counting): not a new packet once --count is used up, nor any while the
+ * filter is stale or the gate cannot open. Such a packet stays on the
+ * kernel's path, and rx.c, at ip_rcv(), counts it (exhausted, not ready).
  */
 static enum pf_core_verdict notrace pf_core_maybe(struct pf_filter *f,
 						  struct sk_buff *skb)
 {
+	enum pf_core_verdict v = PF_CORE_FOLLOWED;
 	struct pf_key key;
 	u8 family = pf_core_family(skb);
 	u32 fp;
@@ -174,16 +175,19 @@ static enum pf_core_verdict notrace pf_core_maybe(struct pf_filter *f,
 	if (!family || skb_pfmemalloc(skb) || !skb->dev)
 		return PF_CORE_NO;
 	skb_reset_network_header(skb);
-	if (unlikely(atomic_read(&pf_follow_n)) && pf_follow_known(skb))
-		return PF_CORE_FOLLOWED;
-	if (f->count && atomic64_read(&f->remaining) <= 0)
-		return PF_CORE_NO;
-	if (pf_ip_quick_reject(f, skb, family))
-		return PF_CORE_NO;
-	if (!pf_key_from_ip(skb, family, skb->dev->ifindex,
-			    dev_net(skb->dev), &key, &fp))
-		return PF_CORE_NO;
-	return pf_filter_match(f, skb, &key) ? PF_CORE_MATCHED : PF_CORE_NO;
+	if (likely(!atomic_read(&pf_follow_n)) || !pf_follow_known(skb)) {
+		if (pf_ip_quick_reject(f, skb, family))
+			return PF_CORE_NO;
+		if (f->count && atomic64_read(&f->remaining) <= 0)
+			return PF_CORE_NO;
+		if (!pf_key_from_ip(skb, family, skb->dev->ifindex,
+				    dev_net(skb->dev), &key, &fp))
+			return PF_CORE_NO;
+		if (!pf_filter_match(f, skb, &key))
+			return PF_CORE_NO;
+		v = PF_CORE_MATCHED;
+	}
+	return pf_core_ready(f) ? v : PF_CORE_NO;
 }
 
 /*
@@ -238,8 +242,8 @@ bool notrace pf_rxcore_decided(const struct sk_buff *skb)
 }
 
 /*
- * The filter, if it traces at rx and the gate may open here now.
- * Preemption off (the callback's, without ftrace's guard around it).
+ * The filter, if it traces at rx and the gate may open here. Preemption
+ * off (the callback's, without ftrace's guard around it).
  */
 static __always_inline struct pf_filter *pf_core_filter(void)
 {
@@ -249,7 +253,7 @@ static __always_inline struct pf_filter *pf_core_filter(void)
 	    irqs_disabled())
 		return NULL;
 	f = rcu_dereference_sched(pf_active);
-	if (!f || !(f->stages & BIT(PKTFILT_STAGE_RX)) || !pf_core_ready(f))
+	if (!f || !(f->stages & BIT(PKTFILT_STAGE_RX)))
 		return NULL;
 	return f;
 }
@@ -340,7 +344,7 @@ static void notrace pf_core_list(struct list_head *head)
 	rcu_read_lock();
 	hand = pf_core_hand_take();
 	f = rcu_dereference(pf_active);
-	if (f && (!(f->stages & BIT(PKTFILT_STAGE_RX)) || !pf_core_ready(f)))
+	if (f && !(f->stages & BIT(PKTFILT_STAGE_RX)))
 		f = NULL;
 	if (hand.f != f)
 		hand.first = NULL;

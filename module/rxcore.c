@@ -64,8 +64,9 @@
  * caller's synchronize_net() for the calls already sent to our functions.
  *
  * Indirect calls (IBT): none made here; netif_receive_skb_core(),
- * netif_receive_skb() and netif_receive_skb_list() are direct calls. ftrace calls our callback
- * through the ops; its address is taken here, so it has ENDBR64.
+ * netif_receive_skb() and netif_receive_skb_list() are direct calls.
+ * ftrace calls our callback through the ops; its address is taken here,
+ * so it has ENDBR64.
  * Our functions are entered by the return of ftrace's trampoline (a RET,
  * which IBT does not check; livepatch relies on the same), and have
  * ENDBR64 anyway (their addresses are taken).
@@ -114,8 +115,8 @@ enum pf_core_verdict { PF_CORE_NO, PF_CORE_FOLLOWED, PF_CORE_MATCHED };
 
 /*
  * From the entry callback to the function it sends the call on to, or
- * from pf_core_list() to pf_core_receive(), on this CPU with nothing in
- * between: the batch's first packet to take, and the packet that passed
+ * from pf_core_one() through netif_receive_skb() to the callback at
+ * __netif_receive_skb(), on this CPU with nothing in between: the batch's first packet to take, and the packet that passed
  * @f (so that the program runs once per packet). Handed only in softirq
  * context (or BH off), where the call cannot move to another CPU.
  */

@@ -116,9 +116,11 @@ enum pf_core_verdict { PF_CORE_NO, PF_CORE_FOLLOWED, PF_CORE_MATCHED };
 /*
  * From the entry callback to the function it sends the call on to, or
  * from pf_core_one() through netif_receive_skb() to the callback at
- * __netif_receive_skb(), on this CPU with nothing in between: the batch's first packet to take, and the packet that passed
- * @f (so that the program runs once per packet). Handed only in softirq
- * context (or BH off), where the call cannot move to another CPU.
+ * __netif_receive_skb(), on this CPU with nothing in between: the
+ * batch's first packet to take (or the packet pf_core_one() hands on),
+ * and the packet that passed @f (so that the program runs once per
+ * packet). Handed only in softirq context (or BH off), where the call
+ * cannot move to another CPU.
  */
 struct pf_core_hand {
 	const struct sk_buff *first;

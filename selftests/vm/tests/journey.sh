@@ -546,10 +546,10 @@ tstamp_case() {
 	wait $lp
 	ex=$(($(pf_stat exhausted) - e0))
 	hits=$(awk -v k="$kp" '$1 == k { print $2 }' $T/kprobe_profile)
-	echo 0 > $T/events/kprobes/$kp/enable
 	pktfilt clear
 	jtrace_stop
 	# After the trace is read: removing an event empties the buffers.
+	echo 0 > $T/events/kprobes/$kp/enable
 	echo "-:$kp" >> $T/kprobe_events
 	g_expect_n "$name: one graph" . 1
 	line=$(grep '^G ' $J/graphs | head -1)

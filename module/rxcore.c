@@ -24,13 +24,30 @@
  * and closes around a call of ours, as the other stages' do: no return
  * probe, nothing that can be missed.
  *
+ * Only a packet that can be traced now is taken: one that matches (or is
+ * followed) while the filter is not stale, the gate can open and, for a
+ * new packet, --count is not used up (pf_begin()'s tests, made without
+ * claiming or counting). Any other packet runs the kernel's function
+ * untouched; rx.c, at ip_rcv(), counts those that match (not ready,
+ * exhausted).
+ *
  * A batch with a packet to trace is taken in order: the packets before it
  * go on as a batch through netif_receive_skb_list(), the packet alone
- * through netif_receive_skb_core(), and so on. The traced packet skips
- * what netif_receive_skb_core() skips: RPS (it is received on this CPU),
- * deferred PTP timestamping, and (on both paths) the pfmemalloc case,
- * which we never take (swap over the network: such packets go untouched,
- * and are traced from ip_rcv() on, by rx.c).
+ * through the kernel's netif_receive_skb(), and so on. That is the
+ * kernel's one-packet path: it takes the rx software timestamp
+ * (net_timestamp_check(); the core does not, with the default
+ * netdev_tstamp_prequeue), defers the packet if the device timestamps it
+ * for PTP, steers it with RPS, and calls __netif_receive_skb(), where our
+ * callback sends it, with the verdict handed on (the filter's program
+ * runs once), to pf_core_receive(): on this CPU, or on the RPS target
+ * CPU from its backlog (looked at anew there). What differs for the
+ * traced packet: it is received alone, not with its batch, so it is
+ * stamped after the packets before it were received, and the packets
+ * after it are stamped after it; the kernel's tracepoints see it in
+ * netif_receive_skb() (netif_receive_skb_entry), the rest of its batch in
+ * netif_receive_skb_list(). On both paths the pfmemalloc case is never
+ * taken (swap over the network: such packets go untouched, and are traced
+ * from ip_rcv() on, by rx.c).
  *
  * A packet rx.c then sees at ip_rcv() is inside this graph: the gate is
  * open, and rx.c lets it pass. A packet not seen here (VLAN-tagged in the
@@ -46,9 +63,10 @@
  * Removal: unregister_ftrace_function() waits for the callbacks, and the
  * caller's synchronize_net() for the calls already sent to our functions.
  *
- * Indirect calls (IBT): none made here; netif_receive_skb_core() and
- * netif_receive_skb_list() are direct calls. ftrace calls our callback
- * through the ops; its address is taken here, so it has ENDBR64.
+ * Indirect calls (IBT): none made here; netif_receive_skb_core(),
+ * netif_receive_skb() and netif_receive_skb_list() are direct calls.
+ * ftrace calls our callback through the ops; its address is taken here,
+ * so it has ENDBR64.
  * Our functions are entered by the return of ftrace's trampoline (a RET,
  * which IBT does not check; livepatch relies on the same), and have
  * ENDBR64 anyway (their addresses are taken).
@@ -97,10 +115,12 @@ enum pf_core_verdict { PF_CORE_NO, PF_CORE_FOLLOWED, PF_CORE_MATCHED };
 
 /*
  * From the entry callback to the function it sends the call on to, or
- * from pf_core_list() to pf_core_receive(), on this CPU with nothing in
- * between: the batch's first packet to take, and the packet that passed
- * @f (so that the program runs once per packet). Handed only in softirq
- * context (or BH off), where the call cannot move to another CPU.
+ * from pf_core_one() through netif_receive_skb() to the callback at
+ * __netif_receive_skb(), on this CPU with nothing in between: the
+ * batch's first packet to take (or the packet pf_core_one() hands on),
+ * and the packet that passed @f (so that the program runs once per
+ * packet). Handed only in softirq context (or BH off), where the call
+ * cannot move to another CPU.
  */
 struct pf_core_hand {
 	const struct sk_buff *first;
@@ -129,13 +149,28 @@ static __always_inline u8 pf_core_family(const struct sk_buff *skb)
 }
 
 /*
- * Could @skb be traced here? Changes nothing but the network header, set
- * where the core sets it first (skb->data, the L3 header). The follow
- * table is only looked at; pf_core_receive() asks it for real.
+ * Could a packet be traced with @f now? pf_begin()'s tests, without
+ * counting: not if tracefs changed under it or the gate could not open.
+ * Asked for a packet that would be taken, so not on the fast path.
+ */
+static __always_inline bool pf_core_ready(const struct pf_filter *f)
+{
+	return !READ_ONCE(f->stale) && pf_gate_ready();
+}
+
+/*
+ * Could @skb be traced here now? Changes nothing but the network header,
+ * set where the core sets it first (skb->data, the L3 header). The follow
+ * table is only looked at; pf_core_receive() asks it for real. Only what
+ * pf_begin() would trace is taken (its tests, without claiming or
+ * counting): not a new packet once --count is used up, nor any while the
+ * filter is stale or the gate cannot open. Such a packet stays on the
+ * kernel's path, and rx.c, at ip_rcv(), counts it (exhausted, not ready).
  */
 static enum pf_core_verdict notrace pf_core_maybe(struct pf_filter *f,
 						  struct sk_buff *skb)
 {
+	enum pf_core_verdict v = PF_CORE_FOLLOWED;
 	struct pf_key key;
 	u8 family = pf_core_family(skb);
 	u32 fp;
@@ -143,25 +178,35 @@ static enum pf_core_verdict notrace pf_core_maybe(struct pf_filter *f,
 	if (!family || skb_pfmemalloc(skb) || !skb->dev)
 		return PF_CORE_NO;
 	skb_reset_network_header(skb);
-	if (unlikely(atomic_read(&pf_follow_n)) && pf_follow_known(skb))
-		return PF_CORE_FOLLOWED;
-	if (pf_ip_quick_reject(f, skb, family))
-		return PF_CORE_NO;
-	if (!pf_key_from_ip(skb, family, skb->dev->ifindex,
-			    dev_net(skb->dev), &key, &fp))
-		return PF_CORE_NO;
-	return pf_filter_match(f, skb, &key) ? PF_CORE_MATCHED : PF_CORE_NO;
+	if (likely(!atomic_read(&pf_follow_n)) || !pf_follow_known(skb)) {
+		if (pf_ip_quick_reject(f, skb, family))
+			return PF_CORE_NO;
+		if (f->count && atomic64_read(&f->remaining) <= 0)
+			return PF_CORE_NO;
+		if (!pf_key_from_ip(skb, family, skb->dev->ifindex,
+				    dev_net(skb->dev), &key, &fp))
+			return PF_CORE_NO;
+		if (!pf_filter_match(f, skb, &key))
+			return PF_CORE_NO;
+		v = PF_CORE_MATCHED;
+	}
+	return pf_core_ready(f) ? v : PF_CORE_NO;
 }
 
-/* Hands @first and, if it passed @f, that verdict on (see pf_core_hand). */
+/*
+ * Hands @first and, if it passed @f, that verdict on (see pf_core_hand).
+ * Outside softirq context nothing is handed, and nothing left either.
+ */
 static __always_inline void pf_core_hand_on(const struct sk_buff *first,
 					    enum pf_core_verdict v,
 					    const struct pf_filter *f)
 {
 	struct pf_core_hand *h = this_cpu_ptr(&pf_core_hand);
 
-	if (!in_softirq())
+	if (!in_softirq()) {
+		memset(h, 0, sizeof(*h));
 		return;
+	}
 	h->first = first;
 	h->matched = v == PF_CORE_MATCHED ? first : NULL;
 	h->f = f;
@@ -175,6 +220,21 @@ static __always_inline struct pf_core_hand pf_core_hand_take(void)
 
 	memset(h, 0, sizeof(*h));
 	return got;
+}
+
+/*
+ * At __netif_receive_skb(@skb): what pf_core_one() handed on for @skb, if
+ * anything, taken (it is for this call only); else nothing is taken.
+ */
+static __always_inline struct pf_core_hand
+pf_core_hand_take_for(const struct sk_buff *skb)
+{
+	struct pf_core_hand *h = this_cpu_ptr(&pf_core_hand);
+	struct pf_core_hand none = {};
+
+	if (h->first != skb)
+		return none;
+	return pf_core_hand_take();
 }
 
 /* Did pf_core_receive() decide on @skb, on its device, around this call? */
@@ -257,6 +317,23 @@ static void notrace pf_core_pass(struct list_head *head)
 	this_cpu_write(pf_core_passing, false);
 }
 
+/*
+ * A packet of a batch to trace, alone, on the kernel's one-packet path:
+ * netif_receive_skb() stamps it (net_timestamp_check()), defers it for PTP
+ * if the device asks, steers it with RPS, and calls __netif_receive_skb(),
+ * where our callback takes it, with the verdict handed on, to
+ * pf_core_receive(): on this CPU, or on the RPS target CPU from its
+ * backlog (there it is looked at anew). If it did not come back here, what
+ * was handed on goes.
+ */
+static void notrace pf_core_one(struct sk_buff *skb, enum pf_core_verdict v,
+				const struct pf_filter *f)
+{
+	pf_core_hand_on(skb, v, f);
+	netif_receive_skb(skb);
+	pf_core_hand_take();
+}
+
 /* Called instead of netif_receive_skb_list_internal(@head). */
 static void notrace pf_core_list(struct list_head *head)
 {
@@ -294,8 +371,7 @@ static void notrace pf_core_list(struct list_head *head)
 		pf_core_pass(&before);
 		INIT_LIST_HEAD(&before);
 		skb_list_del_init(skb);
-		pf_core_hand_on(skb, v, f);
-		pf_core_receive(skb);
+		pf_core_one(skb, v, f);
 	}
 	pf_core_pass(head);
 	rcu_read_unlock();
@@ -309,17 +385,25 @@ static unsigned long pf_core_one_ip, pf_core_list_ip;
 static void notrace pf_core_entry(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op, struct pf_fregs *fregs)
 {
+	struct pf_core_hand hand = {};
 	enum pf_core_verdict v;
 	struct sk_buff *skb;
 	struct pf_filter *f;
 
 	preempt_disable_notrace();
+	if (ip == pf_core_one_ip)
+		hand = pf_core_hand_take_for((struct sk_buff *)pf_arg0(fregs));
 	f = pf_core_filter();
 	if (!f)
 		goto out;
 	if (ip == pf_core_one_ip) {
 		skb = (struct sk_buff *)pf_arg0(fregs);
-		v = pf_core_maybe(f, skb);
+		/* From pf_core_one(): decided on already, in its batch. */
+		if (hand.first == skb && hand.f == f)
+			v = hand.matched == skb ? PF_CORE_MATCHED :
+						  PF_CORE_FOLLOWED;
+		else
+			v = pf_core_maybe(f, skb);
 		if (v != PF_CORE_NO) {
 			pf_core_hand_on(skb, v, f);
 			pf_set_ip(fregs, (unsigned long)pf_core_receive);

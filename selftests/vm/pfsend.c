@@ -9,6 +9,7 @@
  *   pfsend tcp  [-6] --dst ADDR --dport N [--src ADDR] [--sport N]
  *   pfsend icmp [-6] --dst ADDR [--src ADDR] [--id N]
  *   pfsend udp-listen [-6] --port N [--src ADDR] [--timeout S] [--ready FILE]
+ *                     [--tstamp-wait S]
  *   pfsend tcp-stream [-6] --dst ADDR --dport N [--src ADDR] [--sport N] [--size N]
  *   pfsend tcp-sink   [-6] --port N [--src ADDR] [--timeout S] [--ready FILE]
  *
@@ -43,6 +44,12 @@
  *       --count datagrams arrived or --timeout seconds (default 5) passed,
  *       and prints "received N". --ready FILE is created once bound, so a
  *       script can start the listener in the background and wait for it.
+ *       --tstamp-wait S: with SO_TIMESTAMPNS on, waits S seconds after the
+ *       first datagram is readable before it reads any, then prints for each
+ *       "datagram sport=P age_ms=A": the age of its receive timestamp when
+ *       read (age_ms=none: no timestamp). A datagram the kernel stamped on
+ *       receipt is about S seconds old; one the stack left unstamped is
+ *       stamped by recvmsg() itself (__sock_recv_timestamp()): about 0.
  * tcp-stream  connects (blocking), writes --size bytes (default 65536) in
  *       one go, shuts its side down, reads until the peer closes, closes;
  *       prints "sent N bytes". Use a new --sport each time (TIME_WAIT).
@@ -139,7 +146,7 @@ enum mode { M_UDP, M_TCP, M_ICMP, M_UDP_LISTEN, M_TCP_STREAM, M_TCP_SINK,
 enum {
 	OPT_SIZE = 256, OPT_DEV, OPT_DST_MAC, OPT_PROTO, OPT_TRUNC, OPT_TRAILER, OPT_UDP_LEN,
 	OPT_IP_LEN, OPT_IP_OPTS, OPT_EXT, OPT_FRAG, OPT_REVERSE, OPT_DROP_FIRST, OPT_IDENT,
-	OPT_GRO, OPT_TSO,
+	OPT_GRO, OPT_TSO, OPT_TSTAMP_WAIT,
 };
 
 struct opts {
@@ -152,6 +159,7 @@ struct opts {
 	unsigned int mark;
 	unsigned long interval_us;
 	unsigned int timeout_s;
+	unsigned int tstamp_wait_s;	/* udp-listen: 0, or SO_TIMESTAMPNS and wait */
 	unsigned int echo_id;
 	bool have_id;
 	const char *ready;
@@ -200,6 +208,7 @@ static void usage(FILE *f)
 	fputs("usage: pfsend udp|tcp  [-6] --dst ADDR --dport N [--src ADDR] [--sport N] [--size N (udp)]\n"
 	      "       pfsend icmp     [-6] --dst ADDR [--src ADDR] [--id N]\n"
 	      "       pfsend udp-listen [-6] --port N [--src ADDR] [--timeout S] [--ready FILE]\n"
+	      "                         [--tstamp-wait S]\n"
 	      "       pfsend tcp-stream [-6] --dst ADDR --dport N [--src ADDR] [--sport N] [--size N]\n"
 	      "       pfsend tcp-sink   [-6] --port N [--src ADDR] [--timeout S] [--ready FILE]\n"
 	      "       pfsend raw [-6] --dev IFNAME --dst-mac MAC --src ADDR --dst ADDR\n"
@@ -471,6 +480,19 @@ static bool readable_before(int fd, long long deadline)
 	}
 }
 
+/* Creates --ready FILE, if given. */
+static void say_ready(const struct opts *o)
+{
+	int rfd;
+
+	if (!o->ready)
+		return;
+	rfd = open(o->ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (rfd < 0)
+		die_errno("create %s", o->ready);
+	close(rfd);
+}
+
 /*
  * Says it is ready (--ready FILE), then receives on @fd until --count
  * messages came or @deadline passed; closes @fd. Returns how many came.
@@ -481,13 +503,7 @@ static unsigned long ready_and_count(const struct opts *o, int fd,
 	unsigned long n = 0;
 	static char buf[65536];
 
-	if (o->ready) {
-		int rfd = open(o->ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		if (rfd < 0)
-			die_errno("create %s", o->ready);
-		close(rfd);
-	}
+	say_ready(o);
 	while (n < o->count) {
 		if (!readable_before(fd, deadline))
 			break;
@@ -496,6 +512,69 @@ static unsigned long ready_and_count(const struct opts *o, int fd,
 				continue;
 			die_errno("recv");
 		}
+		n++;
+	}
+	close(fd);
+	return n;
+}
+
+/*
+ * udp-listen --tstamp-wait: as ready_and_count(), but waits the given time
+ * once the first datagram is readable, then prints each one's source port
+ * and the age of its SO_TIMESTAMPNS timestamp (CLOCK_REALTIME) when read.
+ */
+static unsigned long ready_and_ages(const struct opts *o, int fd,
+				    long long deadline)
+{
+	static char buf[65536];
+	unsigned long n = 0;
+
+	say_ready(o);
+	if (!readable_before(fd, deadline)) {
+		close(fd);
+		return 0;
+	}
+	sleep(o->tstamp_wait_s);
+	while (n < o->count) {
+		union {
+			char buf[CMSG_SPACE(sizeof(struct timespec))];
+			struct cmsghdr align;
+		} control;
+		struct sockaddr_storage from;
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct msghdr msg = {
+			.msg_name = &from, .msg_namelen = sizeof(from),
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = control.buf, .msg_controllen = sizeof(control.buf),
+		};
+		struct cmsghdr *cm;
+		struct timespec now, ts;
+		bool have_ts = false;
+		unsigned int sport;
+
+		if (!readable_before(fd, deadline))
+			break;
+		if (recvmsg(fd, &msg, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			die_errno("recvmsg");
+		}
+		clock_gettime(CLOCK_REALTIME, &now);
+		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_TIMESTAMPNS) {
+				memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+				have_ts = true;
+			}
+		}
+		sport = from.ss_family == AF_INET6 ?
+			ntohs(((struct sockaddr_in6 *)&from)->sin6_port) :
+			ntohs(((struct sockaddr_in *)&from)->sin_port);
+		if (have_ts)
+			printf("datagram sport=%u age_ms=%lld\n", sport,
+			       ((long long)now.tv_sec - ts.tv_sec) * 1000 +
+			       (now.tv_nsec - ts.tv_nsec) / 1000000);
+		else
+			printf("datagram sport=%u age_ms=none\n", sport);
 		n++;
 	}
 	close(fd);
@@ -515,7 +594,12 @@ static int udp_listen(const struct opts *o)
 	if (bind(fd, (struct sockaddr *)&local.ss, local.len) < 0)
 		die_errno("bind %s port %u", o->src ? o->src : "(any)", o->port);
 
-	received = ready_and_count(o, fd, deadline);
+	if (o->tstamp_wait_s) {
+		set_int_opt(fd, SOL_SOCKET, SO_TIMESTAMPNS, 1, "SO_TIMESTAMPNS");
+		received = ready_and_ages(o, fd, deadline);
+	} else {
+		received = ready_and_count(o, fd, deadline);
+	}
 	printf("received %lu\n", received);
 	return received == o->count ? 0 : 2;
 }
@@ -1137,6 +1221,7 @@ int main(int argc, char **argv)
 		{ "ident", required_argument, NULL, OPT_IDENT },
 		{ "gro", required_argument, NULL, OPT_GRO },
 		{ "tso", required_argument, NULL, OPT_TSO },
+		{ "tstamp-wait", required_argument, NULL, OPT_TSTAMP_WAIT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .family = AF_INET, .count = 1, .timeout_s = 5, .size = -1,
@@ -1213,6 +1298,9 @@ int main(int argc, char **argv)
 			      o.have_ident = true; break;
 		case OPT_GRO: o.gro = parse_onoff("--gro", optarg); break;
 		case OPT_TSO: o.tso = parse_onoff("--tso", optarg); break;
+		case OPT_TSTAMP_WAIT:
+			o.tstamp_wait_s = (unsigned int)parse_num("--tstamp-wait", optarg, 3600);
+			break;
 		default: usage(stderr); return 1;
 		}
 	}

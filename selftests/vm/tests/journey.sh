@@ -5,8 +5,8 @@
 #	selftests/vm/run --kernel 6.12 --nics 2 -- sh selftests/vm/tests/journey.sh [CASE...]
 #
 # CASEs (default: all but tool and smoke, in this order): topo rx pad core
-# fwd nat nearmiss drop nosock tx txrx exact count unload; and tool, and
-# smoke (make check's short tier for 5.10 and the PREEMPT_RT flavours:
+# fwd nat nearmiss drop nosock tx txrx exact tstamp count unload; and tool,
+# and smoke (make check's short tier for 5.10 and the PREEMPT_RT flavours:
 # smoke_cases). topo checks the topology and nftables alone
 # (no module); the others need a module and tool that take --at (else: one
 # failure saying so, and they are skipped). exact: issue 31's exactness
@@ -501,6 +501,98 @@ pad_cases() {
 		return
 	fi
 	pad_case
+}
+
+# --- rx: what a traced packet keeps (issue 31) -------------------------------------
+
+# tstamp_case: over virtio-net (x's v1 to y's v2, NAPI's list path), a
+# burst of 30 UDP datagrams from port 4000 and, amid it, 4 from port 4001,
+# to a socket in y with SO_TIMESTAMPNS that reads them 3 s after the first
+# arrived (pfsend udp-listen --tstamp-wait). The filter (--sport 4001
+# --count 1) traces the first of the 4; the 3 others match with the count
+# used up. Every datagram must carry the timestamp of its receipt (age
+# >= 1.5 s when read), the traced one too: the kernel stamps in
+# netif_receive_skb_list_internal() or netif_receive_skb(), not in the
+# core (netdev_tstamp_prequeue), and recvmsg() stamps an unstamped one
+# itself (age about 0). And only the traced datagram may be received
+# through netif_receive_skb_core() (hits of a kprobe event there): the 3
+# that cannot be traced stay on the kernel's path.
+tstamp_case() {
+	S=10.11.0.1 D=10.11.0.2
+	name="tstamp rx udp/ipv4 over virtio-net"
+	n=34 kp=pfjt_nrsc
+	if ! echo "p:$kp netif_receive_skb_core" >> $T/kprobe_events ||
+	   ! echo 1 > $T/events/kprobes/$kp/enable; then
+		fail "$name: a kprobe event on netif_receive_skb_core"
+		echo "-:$kp" >> $T/kprobe_events 2>/dev/null
+		return
+	fi
+	rm -f $J/ready
+	ip netns exec y pfsend udp-listen --port 9000 --count $n --timeout 20 \
+		--tstamp-wait 3 --ready $J/ready > $J/listen.out 2>&1 &
+	lp=$!
+	wait_for_file $J/ready
+	# net_enable_timestamp() turns the static key on from a work item.
+	sleep 0.5
+	jtrace_start
+	e0=$(pf_stat exhausted)
+	if jset "$name" --at rx --proto udp --saddr $S --daddr $D --sport 4001 \
+		--dport 9000 --dev v2 --netns /run/netns/y --count 1; then
+		ip netns exec x pfsend udp -q --src $S --dst $D --sport 4000 --dport 9000 \
+			--count 30 2>/dev/null &
+		bp=$!
+		ip netns exec x pfsend udp -q --src $S --dst $D --sport 4001 --dport 9000 \
+			--count 4 2>/dev/null
+		wait $bp
+	fi
+	wait $lp
+	ex=$(($(pf_stat exhausted) - e0))
+	hits=$(awk -v k="$kp" '$1 == k { print $2 }' $T/kprobe_profile)
+	pktfilt clear
+	jtrace_stop
+	# After the trace is read: removing an event empties the buffers.
+	echo 0 > $T/events/kprobes/$kp/enable
+	echo "-:$kp" >> $T/kprobe_events
+	g_expect_n "$name: one graph" . 1
+	line=$(grep '^G ' $J/graphs | head -1)
+	case $line in
+	*" stage=rx eroot=netif_receive_skb_core netns=$(netns_inode y) ifindex=$(ifindex y v2) proto=udp root=netif_receive_skb_core "*)
+		ok "$name: the graph rooted at netif_receive_skb_core, y's v2" ;;
+	*) fail "$name: the graph rooted at netif_receive_skb_core" "$(echo "$line" | cut -c1-200)" ;;
+	esac
+	if g_has_func "$line" udp_rcv; then ok "$name: udp_rcv inside"; else fail "$name: udp_rcv inside"; fi
+	if grep -q "received $n\$" $J/listen.out; then
+		ok "$name: $n datagrams delivered"
+	else
+		fail "$name: $n datagrams delivered" "$(tail -3 $J/listen.out | tr '\n' ' ')"
+	fi
+	# The first from port 4001 is the traced one.
+	tr_age=$(sed -n 's/^datagram sport=4001 age_ms=//p' $J/listen.out | head -1)
+	case $tr_age in
+	[0-9]*) if [ "$tr_age" -ge 1500 ]; then ok "$name: the traced datagram's timestamp is from its receipt (${tr_age} ms old when read)"; else fail "$name: the traced datagram's timestamp is from its receipt" "${tr_age} ms old when read: stamped by recvmsg(), not on receipt"; fi ;;
+	*) fail "$name: the traced datagram's timestamp is from its receipt" "age '${tr_age}'" ;;
+	esac
+	young=$(sed -n 's/^datagram sport=\([0-9]*\) age_ms=//p' $J/listen.out |
+		awk '$1 == "none" || $1 < 1500' | wc -l)
+	all=$(grep -c '^datagram ' $J/listen.out)
+	expect_eq "$name: every datagram's timestamp from its receipt (>= 1500 ms old when read, of $all)" \
+		"$young" 0
+	[ "$young" = 0 ] || grep '^datagram ' $J/listen.out | tr '\n' ' ' | cut -c1-600 | sed 's/^/# /; s/$/\n/'
+	if [ "$ex" -ge 1 ]; then
+		ok "$name: $ex matching datagram(s) with the count used up (exhausted)"
+	else
+		fail "$name: matching datagrams with the count used up" "exhausted went up by $ex: were they sent while armed?"
+	fi
+	expect_eq "$name: only the traced datagram diverted to netif_receive_skb_core() (kprobe hits)" \
+		"$hits" 1
+}
+
+tstamp_cases() {
+	if [ "$HAVE_NICS" != 1 ]; then
+		fail "tstamp: needs the virtio-net NICs"
+		return
+	fi
+	tstamp_case
 }
 
 # --- rx: the device's receive core ------------------------------------------------
@@ -1336,7 +1428,7 @@ case $? in
 esac
 check "nftables rules in r and b" nft_setup
 
-cases=${*:-topo rx pad core fwd nat nearmiss drop nosock tx txrx exact count unload}
+cases=${*:-topo rx pad core fwd nat nearmiss drop nosock tx txrx exact tstamp count unload}
 MODULE=0
 case " $cases " in
 *" topo "*) topo_cases ;;
@@ -1360,7 +1452,7 @@ if [ $MODULE = 1 ]; then
 	for c in $cases; do
 		case $c in
 		topo) ;;
-		rx|pad|core|fwd|nat|nearmiss|drop|nosock|tx|txrx|exact|count|unload|tool|smoke)
+		rx|pad|core|fwd|nat|nearmiss|drop|nosock|tx|txrx|exact|tstamp|count|unload|tool|smoke)
 			_jt0=$(cut -d. -f1 /proc/uptime)
 			"${c}_cases"
 			echo "# $c: $(($(cut -d. -f1 /proc/uptime) - _jt0)) s" ;;

@@ -802,6 +802,14 @@ static int packet_append(struct pf_packet *pkt, const char *s, size_t n)
 	return 0;
 }
 
+/* Takes back what packet_append() added after @mark. */
+static void packet_unappend(struct pf_packet *pkt, size_t mark)
+{
+	pkt->raw_len = mark;
+	if (pkt->raw_text)
+		pkt->raw_text[mark] = '\0';
+}
+
 static int trace_add(struct pf_fgraph *p, struct pf_packet *pkt)
 {
 	struct pf_trace *t = p->trace;
@@ -1433,7 +1441,10 @@ static int process_line(struct pf_fgraph *p, const char *s, size_t n,
 			const struct pf_line *l)
 {
 	struct pf_trace_stats *stats = &p->trace->stats;
+	struct pf_packet *pkt;
 	struct pf_cpu *st;
+	bool rooted;
+	size_t mark;
 	int err;
 
 	switch (l->kind) {
@@ -1472,19 +1483,32 @@ static int process_line(struct pf_fgraph *p, const char *s, size_t n,
 			outside(p, l);
 		return 0;
 	}
-	/* The line belongs to the packet open on its CPU. */
-	err = packet_append(st->pkt, s, n);
+	/*
+	 * The line belongs to the packet open on its CPU; but calls before
+	 * its root (an interrupt between the event and the handler, its
+	 * exit path recorded at this depth) are noise, kept out of its text
+	 * as out of its tree. Appended first: a leaf root closes the packet.
+	 */
+	pkt = st->pkt;
+	mark = pkt->raw_len;
+	err = packet_append(pkt, s, n);
 	if (err)
 		return err;
 	switch (l->kind) {
 	case PF_K_ENTRY:
 	case PF_K_LEAF:
-		return on_call(p, st, l);
+		rooted = st->rooted;
+		err = on_call(p, st, l);
+		if (!rooted && st->pkt == pkt && !st->rooted)
+			packet_unappend(pkt, mark);
+		return err;
 	case PF_K_RETURN:
-		if (st->rooted)
+		if (st->rooted) {
 			on_return(p, st, l);
-		else
+		} else {
 			outside(p, l);
+			packet_unappend(pkt, mark);
+		}
 		return 0;
 	default:
 		return 0;

@@ -380,8 +380,9 @@ TEST(interleaved_cpus)
  * Interrupts: calls made by an interrupt nest in the graph like any call;
  * the "==========>" markers (funcgraph-irqs, on architectures whose irq
  * entry is traceable) stay in the text only; calls between the event and
- * the handler (6.12: irq_enter_rcu, idle_cpu) and after it (the kprobe
- * that closes pktfilt's gate) are noise.
+ * the handler (6.12: irq_enter_rcu, idle_cpu; 7.2 also an irq exit's
+ * __hrtimer_rearm_deferred() { ... }) and after it (the kprobe that
+ * closes pktfilt's gate) are noise, in neither the tree nor the text.
  */
 TEST(irq_entries)
 {
@@ -389,6 +390,9 @@ TEST(irq_entries)
 		EV(1, 0)
 		" 0) + 17.112 us   |  irq_enter_rcu();\n"
 		" 0)   3.457 us    |  idle_cpu();\n"
+		" 0)               |  __hrtimer_rearm_deferred() {\n"
+		" 0)   1.100 us    |    _raw_spin_lock();\n"
+		" 0)   2.200 us    |  }\n"
 		" 0)               |  icmpv6_rcv() {\n"
 		" 0)               |    __rcu_read_unlock() {\n"
 		" 0)   3.997 us    |      irq_enter_rcu();\n"
@@ -418,10 +422,16 @@ TEST(irq_entries)
 	EXPECT_STREQ("__sysvec_apic_timer_interrupt", child(n, 1)->func);
 	EXPECT_EQ(313306, child(n, 1)->duration_ns);
 	EXPECT_NE(NULL, strstr(pkt->raw_text, "==========>"));
-	EXPECT_NE(NULL, strstr(pkt->raw_text, "idle_cpu"));
+	EXPECT_EQ(NULL, strstr(pkt->raw_text, "idle_cpu"));
+	EXPECT_EQ(NULL, strstr(pkt->raw_text, "__hrtimer_rearm_deferred"));
+	EXPECT_EQ(NULL, strstr(pkt->raw_text, "_raw_spin_lock();"));
+	/* The text goes from the event straight to the root. */
+	EXPECT_NE(NULL, strstr(pkt->raw_text, "*/\n 0)               |  icmpv6_rcv() {"));
 	EXPECT_EQ(NULL, strstr(pkt->raw_text, "kprobe_int3_handler"));
-	EXPECT_EQ(3, t->stats.noise);	/* irq_enter_rcu idle_cpu kprobe_... */
-	EXPECT_EQ(2, t->stats.stray);	/* get_kprobe and its "}" */
+	/* irq_enter_rcu idle_cpu __hrtimer_rearm_deferred kprobe_... */
+	EXPECT_EQ(4, t->stats.noise);
+	/* _raw_spin_lock and its caller's "}", get_kprobe and its "}" */
+	EXPECT_EQ(4, t->stats.stray);
 	EXPECT_EQ(0, t->stats.garbage);
 	pf_trace_free(t);
 }

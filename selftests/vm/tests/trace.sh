@@ -684,7 +684,7 @@ trace_cases() {
 		timed tr_concurrent_case
 	fi
 	timed tr_index_case
-	if [ "${TRACE_CLI:-1}" != 0 ]; then timed tr_ready_case 3; else timed tr_ready_case 1; fi
+	if [ "${TRACE_CLI:-1}" != 0 ]; then timed tr_ready_case 2; else timed tr_ready_case 1; fi
 	[ "${TRACE_CLI:-1}" != 0 ] && timed tr_nomodule_case
 	timed tr_mount_case
 	tr_user_unset

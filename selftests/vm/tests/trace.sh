@@ -518,7 +518,9 @@ tr_index_case() {
 		: > $TR/err
 		times=1
 		[ $v = stale ] && times=2	# says which list it read
-		PKTFILT_TRACE_TIMES=$times pktfilt trace --at l4 "$@" --timeout 120 > $TR/out 2> $TR/err &
+		# --eager: the scope is in set_ftrace_filter while it waits
+		# (lazy, the numbers are written the same way, at the packet).
+		PKTFILT_TRACE_TIMES=$times pktfilt trace --eager --at l4 "$@" --timeout 120 > $TR/out 2> $TR/err &
 		pid=$!
 		if tr_wait_ready $TR/err $pid; then
 			ok "$name: ready line"

@@ -312,6 +312,17 @@ static void pf_hold_flush(const struct net_device *dev)
 		pf_held_n--;
 	}
 	spin_unlock_bh(&pf_hold_lock);
+	/* Nothing held any more: waiting again, asking at the next packet. */
+	if (!list_empty(&gone) && !READ_ONCE(pf_held_n)) {
+		struct pf_filter *f;
+
+		rcu_read_lock();
+		f = rcu_dereference(pf_active);
+		if (f)
+			atomic_cmpxchg(&f->lazy, PKTFILT_LAZY_HOLDING,
+				       PKTFILT_LAZY_WAITING);
+		rcu_read_unlock();
+	}
 	list_for_each_entry_safe(h, tmp, &gone, list) {
 		list_del(&h->list);
 		kfree_skb(h->skb);

@@ -665,6 +665,136 @@ tr_arm_times() {
 	echo 1 > $T/tracing_on
 }
 
+# The functions of a text trace's graphs, one a line, sorted.
+tr_funcs() {
+	sed -n 's/^ *[0-9]*) .*|  *\([A-Za-z0-9_.]*\)().*/\1/p' "$1" | sort -u
+}
+
+# Lazy (the default): while trace waits, set_ftrace_filter names the
+# anchor alone and show says so; the first matching packet is held,
+# replayed traced ("held" in its header), the settings restored; and the
+# same packet traced with --eager has the same root and functions, at
+# each stage.
+tr_lazy_case() {
+	tr_snap $TR/before
+	: > $TR/err
+	pktfilt trace --at rx --proto udp --dport 9000 --timeout 120 -o $TR/lazy.txt 2> $TR/err &
+	pid=$!
+	if tr_wait_ready $TR/err $pid; then
+		tr_expect "lazy: the ready line says so" $TR/err 'patched when a packet matches'
+		expect_eq "lazy: set_ftrace_filter while waiting" \
+			"$(grep -v '^#' $T/set_ftrace_filter)" "pktfilt_anchor [pktfilt]"
+		pktfilt show > $TR/show
+		tr_expect "lazy: show says waiting" $TR/show '^lazy: *waiting'
+		ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4000 --dport 9000 -q
+	else
+		fail "lazy: ready line" "$(head -c 600 $TR/err)"
+		kill -INT $pid
+	fi
+	wait $pid
+	expect_eq "lazy: exit status" $? 0
+	tr_snap $TR/after
+	tr_same "lazy" $TR/before $TR/after
+	tr_expect "lazy: the packet held, then traced" $TR/lazy.txt '^# packet [0-9]* .rx, id .* held [0-9.]* us$'
+	for at in l4 rx tx; do
+		for m in lazy eager; do
+			e=
+			[ $m = eager ] && e=--eager
+			# The sender lives on while its first packet is held:
+			# else the held packet's free would free its socket too.
+			pktfilt trace $e --at $at --proto udp --dport 9000 -o $TR/$m-$at.txt -- \
+				ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4000 --dport 9000 \
+				--count 2 --interval-us 1500000 -q 2> $TR/$m-$at.err
+			tr_funcs $TR/$m-$at.txt > $TR/$m-$at.funcs
+		done
+		lr=$(sed -n 's/.* root=\([a-z_0-9]*\).*/\1/p' $TR/lazy-$at.txt | head -1)
+		er=$(sed -n 's/.* root=\([a-z_0-9]*\).*/\1/p' $TR/eager-$at.txt | head -1)
+		n=$(wc -l < $TR/lazy-$at.funcs)
+		if [ -n "$lr" ] && [ "$lr" = "$er" ] && [ "$n" -gt 5 ] &&
+		   cmp -s $TR/lazy-$at.funcs $TR/eager-$at.funcs; then
+			ok "lazy and eager at $at: the same root ($lr) and $n functions"
+		else
+			fail "lazy and eager at $at: the same root and functions" \
+				"roots '$lr' '$er'; $(diff $TR/eager-$at.funcs $TR/lazy-$at.funcs | head -20)"
+		fi
+	done
+}
+
+# In namespace y, what reached IP: its InReceives.
+tr_y_receives() { ip netns exec y awk '/^Ip: [0-9]/ { print $4 }' /proc/net/snmp; }
+
+# A packet from x to y, held by pktfilt set --lazy at rx (no one says
+# ready), with --hold 30 unless given.
+tr_hold_one() {
+	pktfilt set --lazy --hold "${1:-30}" --at rx --proto udp --dport 9300 --count 0 ||
+		fail "hold: set --lazy" "exit $?"
+	ip netns exec x pfsend udp --src 10.77.0.1 --dst 10.77.0.2 --sport 4000 --dport 9300 -q
+	sleep 0.3
+}
+
+tr_hold_topo() {
+	ip netns add x && ip netns add y &&
+	ip link add veth-x netns x type veth peer name veth-y netns y &&
+	ip -n x addr add 10.77.0.1/24 dev veth-x &&
+	ip -n y addr add 10.77.0.2/24 dev veth-y &&
+	ip -n x link set veth-x up && ip -n y link set veth-y up &&
+	ip -n x link set lo up && ip -n y link set lo up &&
+	neigh_static x veth-x y veth-y 10.77.0.2 &&
+	neigh_static y veth-y x veth-x 10.77.0.1
+	sleep 1
+}
+
+# pktfilt set --lazy: a held packet is not received until it goes on;
+# clear, the bound, rmmod let it go on untraced (received, once); a
+# device or namespace removed drops it; nothing is left behind (no
+# device reference: no "waiting for ... to become free").
+tr_hold_case() {
+	tr_hold_topo || { fail "hold: topology" "x/y"; return; }
+	r0=$(tr_y_receives)
+	tr_hold_one
+	pktfilt show > $TR/show
+	tr_expect "hold: show says holding" $TR/show '^lazy: *holding .1 packet,'
+	expect_eq "hold: not received while held" "$(tr_y_receives)" "$r0"
+	e0=$(pf_stat "hold expired")
+	pktfilt clear
+	sleep 0.5
+	expect_eq "hold: clear lets it go on, received once" "$(tr_y_receives)" $((r0 + 1))
+	expect_eq "hold: counted as expired" "$(pf_stat "hold expired")" $((e0 + 1))
+
+	tr_hold_one 1
+	sleep 2.5
+	expect_eq "hold: past --hold it goes on, received once" "$(tr_y_receives)" $((r0 + 2))
+	pktfilt show > $TR/show
+	tr_expect "hold: waiting again after the bound" $TR/show '^lazy: *waiting'
+	pktfilt clear
+
+	tr_hold_one
+	rmmod pktfilt || fail "hold: rmmod while a packet is held" "exit $?"
+	expect_eq "hold: rmmod lets it go on, received once" "$(tr_y_receives)" $((r0 + 3))
+	insmod $PKTFILT_KO
+
+	tr_hold_one
+	f0=$(pf_stat "hold flushed")
+	ip -n y link set veth-y down
+	expect_eq "hold: device down drops it" "$(pf_stat "hold flushed")" $((f0 + 1))
+	expect_eq "hold: nothing held after device down" \
+		"$(pktfilt show | sed -n 's/^lazy: *//p' | cut -c1-7)" waiting
+	ip -n y link set veth-y up
+	sleep 1
+
+	tr_hold_one
+	ip netns del y
+	ip netns del x
+	sleep 1
+	expect_eq "hold: namespace removed drops it" "$(pf_stat "hold flushed")" $((f0 + 2))
+	pktfilt clear
+	if dmesg | grep -q 'waiting for .* to become free'; then
+		fail "hold: no device reference left" "$(dmesg | grep 'to become free' | head -3)"
+	else
+		ok "hold: no device reference left"
+	fi
+}
+
 trace_cases() {
 	mkdir -p $TR
 	grep -q '^pktfilt ' /proc/modules || insmod $PKTFILT_KO
@@ -674,6 +804,8 @@ trace_cases() {
 	timed tr_format json
 	timed tr_format folded --functions "$TR_FUNCS"
 	timed tr_count_case
+	timed tr_lazy_case
+	timed tr_hold_case
 	# The tool's own behaviour, the same on every kernel (TRACE_CLI=0:
 	# left out, and tr_index_case's kept-list variants and two rounds of
 	# tr_ready_case; make check runs them on one kernel, make soak on all).

@@ -722,6 +722,35 @@ tr_lazy_case() {
 	done
 }
 
+# The receiver's TCPOFOQueue (segments queued out of order), in b.
+tr_tcp_ofo() {
+	ip netns exec b awk '$1 == "TcpExt:" {
+		if (!c) { for (i = 2; i <= NF; i++) if ($i == "TCPOFOQueue") c = i; next }
+		print $c }' /proc/net/netstat
+}
+
+# Lazy, a TCP stream: its first data segment is held at rx, those after
+# it match too and queue behind it, so the receiver gets them in order
+# (no out-of-order queue), and the stream goes on.
+tr_lazy_tcp_case() {
+	ip netns exec b pfbench tcp-sink --port 7102 > /dev/null &
+	sink=$!
+	sleep 0.5
+	o0=$(tr_tcp_ofo) h0=$(pf_stat held)
+	pktfilt trace --at rx --count 1 -o $TR/tcp.txt 'tcp dst port 7102 and greater 1000' -- \
+		ip netns exec a pfbench tcp-stream --dst 10.9.0.2 --port 7102 --seconds 3 \
+		> $TR/tcp.out 2> $TR/tcp.err
+	expect_eq "lazy TCP stream: exit status" $? 0
+	tr_expect "lazy TCP stream: its first data segment held, then traced" $TR/tcp.txt \
+		'^# packet [0-9]* .rx, id .*tcp .* held [0-9.]* us$'
+	tr_expect "lazy TCP stream: the stream went on" $TR/tcp.out 'bytes=[1-9]'
+	held=$(($(pf_stat held) - h0))
+	expect_eq "lazy TCP stream: no segment out of order at the receiver ($held held)" \
+		$(($(tr_tcp_ofo) - o0)) 0
+	kill $sink 2> /dev/null
+	wait $sink 2> /dev/null
+}
+
 # In namespace y, what reached IP: its InReceives.
 tr_y_receives() { ip netns exec y awk '/^Ip: [0-9]/ { print $4 }' /proc/net/snmp; }
 
@@ -807,6 +836,7 @@ trace_cases() {
 	timed tr_format folded --functions "$TR_FUNCS"
 	timed tr_count_case
 	timed tr_lazy_case
+	timed tr_lazy_tcp_case
 	timed tr_hold_case
 	# The tool's own behaviour, the same on every kernel (TRACE_CLI=0:
 	# left out, and tr_index_case's kept-list variants and two rounds of

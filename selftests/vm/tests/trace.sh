@@ -622,7 +622,7 @@ tr_ready_case() {
 		[ "$rc" = 0 ] || { sed 's/^/  err: /' $TR/err; head -c 600 $TR/out | sed 's/^/  out: /'; }
 		expect_eq "$name: one ready line" "$(grep -c '^pktfilt: tracing ' $TR/err)" 1
 		tr_expect "$name: says what, the scope, the count, how to stop" $TR/err \
-			'^pktfilt: tracing --proto udp --daddr 10\.9\.0\.2 --dport 9000 \((default scope|--functions), [0-9,]+ functions\); waiting for 1 packet for 120 s at most, Ctrl-C to stop$'
+			'^pktfilt: tracing --proto udp --daddr 10\.9\.0\.2 --dport 9000 \((default scope|--functions), [0-9,]+ functions, patched when a packet matches\); waiting for 1 packet for 120 s at most, Ctrl-C to stop$'
 		tr_same "$name" $TR/before $TR/after
 		r=$((r + 1))
 	done

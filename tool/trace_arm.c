@@ -110,6 +110,10 @@ int trace_arm_scope(struct trace_run *r)
 		return -1;
 	}
 	trace_times_step("scope patched");
+	if (r->held_at && trace_now_ms() - r->held_at > (long long)r->o.hold * 1000)
+		fprintf(stderr,
+			"pktfilt: trace: note: patching the scope took longer than --hold %lu s: the held packet went on untraced; the next is traced\n",
+			r->o.hold);
 	msg = pf_nl_msg(r->nl, PKTFILT_CMD_READY);
 	if (!msg || nla_put_u32(msg, PKTFILT_A_FILTER_ID, r->filter_id)) {
 		nlmsg_free(msg);

@@ -701,6 +701,14 @@ tr_lazy_case() {
 	tr_snap $TR/after
 	tr_same "lazy" $TR/before $TR/after
 	tr_expect "lazy: the packet held, then traced" $TR/lazy.txt '^# packet [0-9]* .rx, id .* held [0-9.]* us$'
+	# Every function, patched at the packet (seconds under TCG: --hold 60).
+	PKTFILT_TRACE_TIMES=1 pktfilt trace --at l4 --all-functions --hold 60 --proto udp --dport 9000 \
+		-o $TR/lazy-all.txt -- ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \
+		--sport 4000 --dport 9000 -q 2> $TR/lazy-all.err
+	expect_eq "lazy --all-functions: exit status" $? 0
+	tr_expect "lazy --all-functions: the packet held, then traced" $TR/lazy-all.txt \
+		'^# packet [0-9]* .l4, id .* held [0-9.]* us$'
+	sed -n 's/^pktfilt: time: /# lazy --all-functions: /p' $TR/lazy-all.err
 	for at in l4 rx tx; do
 		# Caches warm (the reply's route, say) for both runs alike.
 		ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4000 --dport 9000 -q

@@ -72,7 +72,7 @@ static DEFINE_IRQ_WORK(pf_stale_irq_work, pf_stale_irq_work_fn);
  */
 enum pf_verdict notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 {
-	bool claimed = false;
+	bool claimed = false, exhausted;
 	u64 seq, held;
 
 	if (pf_gate_is_open())
@@ -89,16 +89,21 @@ enum pf_verdict notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 		this_cpu_inc(pf_stats.not_ready);
 		return PF_PASS;
 	}
-	if (!pkt->id && f->count && atomic64_read(&f->remaining) <= 0) {
-		this_cpu_inc(pf_stats.exhausted);
-		return PF_PASS;
-	}
-	/* Lazy: held until the scope is patched (hold.c), then replayed. */
+	exhausted = !pkt->id && f->count && atomic64_read(&f->remaining) <= 0;
+	/*
+	 * Lazy: held until the scope is patched (hold.c), then replayed;
+	 * behind held packets even once the count is used up (their flow's
+	 * order).
+	 */
 	if (f->flags & PKTFILT_F_LAZY) {
-		enum pf_verdict v = pf_hold_decide(f, pkt);
+		enum pf_verdict v = pf_hold_decide(f, pkt, exhausted);
 
 		if (v != PF_TRACE)
 			return v;
+	}
+	if (exhausted) {
+		this_cpu_inc(pf_stats.exhausted);
+		return PF_PASS;
 	}
 	if (!pf_gate_ready()) {
 		this_cpu_inc(pf_stats.not_ready);

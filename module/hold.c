@@ -34,7 +34,6 @@
 
 #include <linux/netdevice.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <net/dst.h>
 #include <net/sock.h>
@@ -54,7 +53,7 @@ struct pf_held {
 	u8 stage;
 };
 
-static DEFINE_SPINLOCK(pf_hold_lock);
+static atomic_t pf_hold_lock = ATOMIC_INIT(0);
 static LIST_HEAD(pf_held_list);
 /* Listed, and the one being replayed: new packets queue behind them. */
 static unsigned int pf_held_n;
@@ -74,6 +73,28 @@ static DECLARE_DELAYED_WORK(pf_hold_expire, pf_hold_expire_fn);
 static void pf_hold_notify_fn(struct work_struct *work);
 static DECLARE_WORK(pf_hold_notify, pf_hold_notify_fn);
 static atomic_t pf_hold_notify_id = ATOMIC_INIT(0);
+
+/*
+ * The list's lock: one atomic, inline, with interrupts off (as follow.c's
+ * table lock), since the module calls none of the kernel's spinlock
+ * functions (traced functions; build-test checks). Held for a list
+ * operation or a walk of the list at most.
+ */
+static __always_inline unsigned long pf_hold_lock_irqsave(void)
+{
+	unsigned long flags;
+
+	raw_local_irq_save(flags);
+	while (atomic_cmpxchg_acquire(&pf_hold_lock, 0, 1))
+		cpu_relax();
+	return flags;
+}
+
+static __always_inline void pf_hold_unlock_irqrestore(unsigned long flags)
+{
+	atomic_set_release(&pf_hold_lock, 0);
+	raw_local_irq_restore(flags);
+}
 
 /* Takes the references a held packet needs; false if it cannot be held. */
 static bool notrace pf_hold_refs(struct sk_buff *skb,
@@ -122,6 +143,7 @@ static void notrace pf_hold_ask(struct pf_filter *f, u64 delay_ns)
 static bool notrace pf_hold_add(struct pf_filter *f, struct pf_pkt *pkt)
 {
 	struct sk_buff *skb = pkt->skb;
+	unsigned long flags;
 	struct pf_held *h;
 
 	if (READ_ONCE(pf_held_n) >= PF_HOLD_MAX)
@@ -139,10 +161,10 @@ static bool notrace pf_hold_add(struct pf_filter *f, struct pf_pkt *pkt)
 	h->deadline = h->since + (u64)f->hold_ms * NSEC_PER_MSEC;
 	h->filter_id = f->id;
 	h->stage = pkt->stage;
-	spin_lock(&pf_hold_lock);
+	flags = pf_hold_lock_irqsave();
 	list_add_tail(&h->list, &pf_held_list);
 	pf_held_n++;
-	spin_unlock(&pf_hold_lock);
+	pf_hold_unlock_irqrestore(flags);
 	this_cpu_inc(pf_stats.held);
 	pf_hold_ask(f, (u64)f->hold_ms * NSEC_PER_MSEC);
 	/* READY came meanwhile: the replay may have ended before us. */
@@ -155,12 +177,14 @@ full:
 }
 
 /*
- * For a matching packet of a lazy filter (pf_begin(), BH off, RCU): trace
- * it now (PF_TRACE: the scope is patched and nothing is held before it, or
- * it is the packet being replayed, traced), hold it (PF_HOLD), or let it
- * go untraced (PF_PASS: replayed untraced, or it cannot be held).
+ * For a matching packet of a lazy filter (pf_begin(), BH off, RCU): go on
+ * (PF_TRACE: the scope is patched and nothing is held before it, or it is
+ * the packet being replayed, traced), hold it (PF_HOLD), or let it go
+ * untraced (PF_PASS: replayed untraced, or it cannot be held). Once
+ * @exhausted (--count used up), a packet is held only behind others.
  */
-enum pf_verdict notrace pf_hold_decide(struct pf_filter *f, struct pf_pkt *pkt)
+enum pf_verdict notrace pf_hold_decide(struct pf_filter *f, struct pf_pkt *pkt,
+				       bool exhausted)
 {
 	struct pf_replay *r = this_cpu_ptr(&pf_replay);
 
@@ -169,6 +193,11 @@ enum pf_verdict notrace pf_hold_decide(struct pf_filter *f, struct pf_pkt *pkt)
 	/* Followed from a stage it was traced at: armed already. */
 	if (pkt->id)
 		return PF_TRACE;
+	if (exhausted) {
+		if (READ_ONCE(pf_held_n) && pkt->hold && pf_hold_add(f, pkt))
+			return PF_HOLD;
+		return PF_TRACE;
+	}
 	if (atomic_read(&f->lazy) == PKTFILT_LAZY_ARMED &&
 	    !READ_ONCE(pf_held_n))
 		return PF_TRACE;
@@ -225,17 +254,18 @@ static void pf_hold_replay(struct pf_held *h, bool traced)
  */
 static void pf_hold_work_fn(struct work_struct *work)
 {
+	unsigned long flags;
 	struct pf_filter *f;
 	struct pf_held *h;
 	bool traced, mine;
 	u64 now;
 
 	for (;;) {
-		spin_lock_bh(&pf_hold_lock);
+		flags = pf_hold_lock_irqsave();
 		h = list_first_entry_or_null(&pf_held_list, struct pf_held,
 					     list);
 		if (!h) {
-			spin_unlock_bh(&pf_hold_lock);
+			pf_hold_unlock_irqrestore(flags);
 			return;
 		}
 		rcu_read_lock();
@@ -246,7 +276,7 @@ static void pf_hold_work_fn(struct work_struct *work)
 			now = ktime_get_ns();
 			if (now < h->deadline) {
 				rcu_read_unlock();
-				spin_unlock_bh(&pf_hold_lock);
+				pf_hold_unlock_irqrestore(flags);
 				mod_delayed_work(system_wq, &pf_hold_expire,
 						 nsecs_to_jiffies(h->deadline - now) + 1);
 				return;
@@ -257,13 +287,13 @@ static void pf_hold_work_fn(struct work_struct *work)
 		}
 		rcu_read_unlock();
 		list_del(&h->list);
-		spin_unlock_bh(&pf_hold_lock);
+		pf_hold_unlock_irqrestore(flags);
 
 		pf_hold_replay(h, traced);
 
-		spin_lock_bh(&pf_hold_lock);
+		flags = pf_hold_lock_irqsave();
 		pf_held_n--;
-		spin_unlock_bh(&pf_hold_lock);
+		pf_hold_unlock_irqrestore(flags);
 		pf_hold_put(h);
 		cond_resched();
 	}
@@ -293,7 +323,7 @@ void pf_hold_release(void)
 	schedule_work(&pf_hold_work);
 }
 
-u32 pf_hold_count(void)
+u32 notrace pf_hold_count(void)
 {
 	return READ_ONCE(pf_held_n);
 }
@@ -302,16 +332,17 @@ u32 pf_hold_count(void)
 static void pf_hold_flush(const struct net_device *dev)
 {
 	struct pf_held *h, *tmp;
+	unsigned long flags;
 	LIST_HEAD(gone);
 
-	spin_lock_bh(&pf_hold_lock);
+	flags = pf_hold_lock_irqsave();
 	list_for_each_entry_safe(h, tmp, &pf_held_list, list) {
 		if (dev && h->ctx.dev != dev && h->skb->dev != dev)
 			continue;
 		list_move_tail(&h->list, &gone);
 		pf_held_n--;
 	}
-	spin_unlock_bh(&pf_hold_lock);
+	pf_hold_unlock_irqrestore(flags);
 	/* Nothing held any more: waiting again, asking at the next packet. */
 	if (!list_empty(&gone) && !READ_ONCE(pf_held_n)) {
 		struct pf_filter *f;

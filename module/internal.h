@@ -184,7 +184,8 @@ void pf_follow_exit(void);
 /* hold.c: a lazy filter's held packets, and their replay */
 #define PF_HOLD_MS_DEFAULT	5000
 #define PF_HOLD_MS_MAX		60000
-enum pf_verdict pf_hold_decide(struct pf_filter *f, struct pf_pkt *pkt);
+enum pf_verdict pf_hold_decide(struct pf_filter *f, struct pf_pkt *pkt,
+			       bool exhausted);
 void pf_hold_ready(struct pf_filter *f);
 void pf_hold_release(void);
 u32 pf_hold_count(void);

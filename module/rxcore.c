@@ -181,7 +181,9 @@ static enum pf_core_verdict notrace pf_core_maybe(struct pf_filter *f,
 	if (likely(!atomic_read(&pf_follow_n)) || !pf_follow_known(skb)) {
 		if (pf_ip_quick_reject(f, skb, family))
 			return PF_CORE_NO;
-		if (f->count && atomic64_read(&f->remaining) <= 0)
+		/* Used up: taken only to queue behind held packets. */
+		if (f->count && atomic64_read(&f->remaining) <= 0 &&
+		    !((f->flags & PKTFILT_F_LAZY) && pf_hold_count()))
 			return PF_CORE_NO;
 		if (!pf_key_from_ip(skb, family, skb->dev->ifindex,
 				    dev_net(skb->dev), &key, &fp))

@@ -59,6 +59,8 @@ struct fake {
 	char log[16384];	/* "rel=value;" for each write */
 	int writes;
 	int shift;		/* numbers select record N + shift */
+	size_t nrec;		/* records: NAVAIL, or NAVAIL_MAX (the anchor) */
+	int no_anchor;		/* writes of pktfilt_anchor refused */
 };
 
 /* The records, in their order: line N is number N + 1. */
@@ -67,9 +69,12 @@ static const char *const fake_avail[] = {
 	"tcp_v4_rcv", "nf_hook_slow", "skb_put", "dup_fn", "ip_finish_output",
 	"dup_fn", "veth_poll [veth]", "veth_xmit [veth]", "ip_local_deliver",
 	"udpv6_rcv",
+	/* Only with fake_with_anchor(): pktfilt.ko loaded last. */
+	"pktfilt_anchor [pktfilt]",
 };
 
-#define NAVAIL	(sizeof(fake_avail) / sizeof(fake_avail[0]))
+#define NAVAIL_MAX	(sizeof(fake_avail) / sizeof(fake_avail[0]))
+#define NAVAIL		(NAVAIL_MAX - 1)
 
 static char *path_of(struct fake *f, const char *rel)
 {
@@ -164,6 +169,7 @@ static void fake_init(struct fake *f)
 	/* The probe reads in the filter too. */
 	put(f, "set_ftrace_filter",
 	    "ip_rcv\nudp_rcv\nveth_poll [veth]\nfoo*:mod:nfoo\nudp_rcv:traceoff:unlimited\n");
+	f->nrec = NAVAIL;
 	{
 		char buf[1024] = "";
 		size_t i;
@@ -265,6 +271,22 @@ static void func_readback(char **tok, int n, char *store, bool graph)
 	}
 }
 
+/* pktfilt.ko loaded after veth: its anchor is the last record. */
+static void fake_with_anchor(struct fake *f)
+{
+	char buf[1024] = "";
+	size_t i;
+
+	f->nrec = NAVAIL_MAX;
+	for (i = 0; i < NAVAIL_MAX; i++) {
+		strcat(buf, fake_avail[i]);
+		strcat(buf, "\n");
+	}
+	put(f, "available_filter_functions", buf);
+	put(f, "proc/modules",
+	    "pktfilt 90112 0 - Live 0xffffffffc0c00000\nveth 40960 0 - Live 0xffffffffc0a00000\n");
+}
+
 /* Does record @i bear the name @name ("f", any module)? */
 static bool rec_named(size_t i, const char *name)
 {
@@ -283,7 +305,7 @@ static bool rec_named(size_t i, const char *name)
 static void fake_filter(struct fake *f, char **tok, int n, char *out,
 			size_t len, bool notrace)
 {
-	bool sel[NAVAIL] = { false };
+	bool sel[NAVAIL_MAX] = { false };
 	char *other[256], *mods[64], one[256];
 	int no = 0, nm = 0, i;
 	size_t r;
@@ -295,7 +317,7 @@ static void fake_filter(struct fake *f, char **tok, int n, char *out,
 
 		if (tok[i][0] >= '0' && tok[i][0] <= '9' && !*end) {
 			num += (unsigned long)f->shift;
-			if (num >= 1 && num <= NAVAIL)
+			if (num >= 1 && num <= f->nrec)
 				sel[num - 1] = true;
 			continue;
 		}
@@ -304,7 +326,7 @@ static void fake_filter(struct fake *f, char **tok, int n, char *out,
 
 			snprintf(one, sizeof(one), "%.*s [%s]",
 				 (int)(mod - tok[i]), tok[i], mod + 5);
-			for (r = 0; r < NAVAIL; r++)
+			for (r = 0; r < f->nrec; r++)
 				if (!strcmp(fake_avail[r], one))
 					sel[r] = found = true;
 			if (!found)
@@ -314,7 +336,7 @@ static void fake_filter(struct fake *f, char **tok, int n, char *out,
 		{
 			bool found = false;
 
-			for (r = 0; r < NAVAIL; r++)
+			for (r = 0; r < f->nrec; r++)
 				if (rec_named(r, tok[i]))
 					sel[r] = found = true;
 			if (!found)
@@ -322,7 +344,7 @@ static void fake_filter(struct fake *f, char **tok, int n, char *out,
 		}
 	}
 	out[0] = '\0';
-	for (r = 0; r < NAVAIL; r++) {
+	for (r = 0; r < f->nrec; r++) {
 		if (!sel[r])
 			continue;
 		strncat(out, fake_avail[r], len - strlen(out) - 2);
@@ -439,6 +461,10 @@ static int fake_write(void *ctx, const char *rel, const char *buf, size_t len)
 		 (int)(len && buf[len - 1] == '\n' ? len - 1 : len), buf);
 	if (f->fail_rel[0] && !strcmp(rel, f->fail_rel))
 		return f->fail_err;
+	if (f->no_anchor && !strcmp(rel, "set_ftrace_filter") &&
+	    (!strncmp(buf, "pktfilt_anchor", 14) ||
+	     (len == 2 && !memcmp(buf, "15", 2))))
+		return -EINVAL;
 	/* No function matches "nosuch*"; tcp_v6_rcv is not traceable. */
 	if (!strcmp(rel, "set_ftrace_filter") && !strncmp(buf, "nosuch", 6))
 		return -EINVAL;
@@ -619,6 +645,105 @@ TEST_F(tfs, functions)
 		     get(&self->f, "set_ftrace_filter"));
 	EXPECT_EQ(1, self->t.by_index);
 	EXPECT_EQ(9, self->t.nfuncs);
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	expect_user_state(_metadata, &self->f);
+}
+
+/*
+ * Lazy: the scope written by number and checked (the tracer is nop: no
+ * patching), then the anchor alone, by its number; pf_tracefs_scope()
+ * writes the scope's numbers in one write, and the anchor again.
+ */
+TEST_F(tfs, lazy)
+{
+	const char *const globs[] = { "ip_*", "nf_hook_slow", "veth_*:mod:veth" };
+
+	fake_with_anchor(&self->f);
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	self->c.globs = globs;
+	self->c.nglobs = 3;
+	self->c.lazy = true;
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_EQ(1, self->t.lazy);
+	EXPECT_EQ(0, self->t.scope_on);
+	EXPECT_NE(NULL, strstr(self->f.log,
+			       "set_ftrace_filter=1 2 4 5 6 9 11 12 13;set_ftrace_filter=15;"));
+	EXPECT_STREQ("pktfilt_anchor [pktfilt]\nudp_rcv:traceoff:unlimited\n",
+		     get(&self->f, "set_ftrace_filter"));
+	self->f.log[0] = '\0';
+	ASSERT_EQ(0, pf_tracefs_scope(&self->t, true));
+	EXPECT_EQ(1, self->t.scope_on);
+	EXPECT_STREQ("set_ftrace_filter=1 2 4 5 6 9 11 12 13;", self->f.log);
+	EXPECT_STREQ("ip_rcv\nudp_rcv\nip_output\ntcp_v4_rcv\nnf_hook_slow\nip_finish_output\nveth_poll [veth]\nveth_xmit [veth]\nip_local_deliver\nudp_rcv:traceoff:unlimited\n",
+		     get(&self->f, "set_ftrace_filter"));
+	/* Once is enough. */
+	self->f.log[0] = '\0';
+	ASSERT_EQ(0, pf_tracefs_scope(&self->t, true));
+	EXPECT_STREQ("", self->f.log);
+	ASSERT_EQ(0, pf_tracefs_scope(&self->t, false));
+	EXPECT_STREQ("pktfilt_anchor [pktfilt]\nudp_rcv:traceoff:unlimited\n",
+		     get(&self->f, "set_ftrace_filter"));
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	expect_user_state(_metadata, &self->f);
+}
+
+/* Lazy, the numbers moved meanwhile (a module came): -ESTALE, then by name. */
+TEST_F(tfs, lazy_moved)
+{
+	const char *const globs[] = { "ip_*", "nf_hook_slow" };
+
+	fake_with_anchor(&self->f);
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	self->c.globs = globs;
+	self->c.nglobs = 2;
+	self->c.lazy = true;
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	ASSERT_EQ(1, self->t.lazy);
+	self->f.shift = 1;
+	EXPECT_EQ(-ESTALE, pf_tracefs_scope(&self->t, true));
+	EXPECT_EQ(0, self->t.scope_on);
+	self->f.shift = 0;
+	self->f.log[0] = '\0';
+	ASSERT_EQ(0, pf_tracefs_scope_by_name(&self->t, &self->c));
+	EXPECT_EQ(1, self->t.scope_on);
+	EXPECT_NE(NULL, strstr(self->f.log, "set_ftrace_filter=ip_*;set_ftrace_filter=nf_hook_slow;"));
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	expect_user_state(_metadata, &self->f);
+}
+
+/* Lazy where the anchor is refused (an older module): the scope in advance. */
+TEST_F(tfs, lazy_no_anchor)
+{
+	const char *const globs[] = { "ip_*" };
+
+	fake_with_anchor(&self->f);
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	self->c.globs = globs;
+	self->c.nglobs = 1;
+	self->c.lazy = true;
+	self->f.no_anchor = 1;
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_EQ(0, self->t.lazy);
+	EXPECT_STREQ("ip_rcv\nudp_rcv\nip_output\ntcp_v4_rcv\nip_finish_output\nip_local_deliver\nudp_rcv:traceoff:unlimited\n",
+		     get(&self->f, "set_ftrace_filter"));
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	expect_user_state(_metadata, &self->f);
+}
+
+/* Lazy, every function: the anchor by name (no list read), then empty. */
+TEST_F(tfs, lazy_all)
+{
+	fake_with_anchor(&self->f);
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	self->c.lazy = true;
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_EQ(1, self->t.lazy);
+	EXPECT_EQ(1, self->t.scope_all);
+	EXPECT_STREQ("pktfilt_anchor [pktfilt]\nudp_rcv:traceoff:unlimited\n",
+		     get(&self->f, "set_ftrace_filter"));
+	ASSERT_EQ(0, pf_tracefs_scope(&self->t, true));
+	EXPECT_STREQ("#### all functions enabled ####\nudp_rcv:traceoff:unlimited\n",
+		     get(&self->f, "set_ftrace_filter"));
 	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
 	expect_user_state(_metadata, &self->f);
 }

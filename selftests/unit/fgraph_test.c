@@ -1282,6 +1282,31 @@ TEST(root_from_event)
 	pf_trace_free(t);
 }
 
+/* A lazy filter's held packet (version 3): held_ns in text and JSON. */
+TEST(held_packet)
+{
+	struct pf_trace *t = parse_str(
+		" 0)               |  /* pktfilt_packet: seq=1 cpu=0 proto=udp saddr=10.9.0.1 daddr=10.9.0.2 sport=4000 dport=9000 ifindex=2 netns=7 stage=rx id=1 root=ip_rcv held_ns=270695965 */\n"
+		" 0)   2.000 us    |  ip_rcv();\n"
+		" 0)               |  /* pktfilt_packet: seq=2 cpu=0 proto=udp stage=rx id=2 root=ip_rcv held_ns=-1 */\n");
+	char *s;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(1, t->npackets);
+	EXPECT_EQ(270695965, t->packets[0]->held_ns);
+	/* A held_ns that is not a number: the event is not understood. */
+	EXPECT_EQ(1, t->stats.garbage);
+	s = render_str(pf_render_text, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_NE(NULL, strstr(s, "# packet 1 (rx, id 1): udp 10.9.0.1:4000 -> 10.9.0.2:9000 ifindex 2 netns 7 cpu 0 held 270695.965 us\n"));
+	free(s);
+	s = render_str(pf_render_json, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_NE(NULL, strstr(s, "\"netns\":7,\"held_ns\":270695965,\"fate\""));
+	free(s);
+	pf_trace_free(t);
+}
+
 /* Frees: in or out of graphs, the first of an id only, limits. */
 TEST(free_events)
 {

@@ -19,6 +19,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
+#include "funcs_cache.h"
 #include "tracefs.h"
 #include "tracefs_int.h"
 
@@ -845,6 +846,11 @@ static int write_anchor(struct pf_tracefs *t)
 
 static void scope_free(struct pf_tracefs *t)
 {
+	if (t->scope_state) {
+		pf_fcache_state_free(t->scope_state);
+		free(t->scope_state);
+		t->scope_state = NULL;
+	}
 	free(t->scope_nums);
 	free(t->scope_want);
 	t->scope_nums = t->scope_want = NULL;
@@ -888,6 +894,14 @@ static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c,
 			/* Written and checked with the tracer nop: now the anchor. */
 			if (!write_anchor(t)) {
 				t->lazy = true;
+				/* The numbers hold while this does not change. */
+				t->scope_state = calloc(1, sizeof(*t->scope_state));
+				if (t->scope_state &&
+				    pf_fcache_state(t->sysroot, t->root,
+						    t->scope_state)) {
+					free(t->scope_state);
+					t->scope_state = NULL;
+				}
 				return 0;
 			}
 			/* No anchor (an older module): patched in advance. */
@@ -923,8 +937,9 @@ int pf_tracefs_scope_by_name(struct pf_tracefs *t,
 /*
  * Lazy: the scope written (@on) or the anchor alone again: one write and
  * close, so one pass of ftrace's patching. The numbers were checked at
- * setup; a module loaded or removed since shifts them, so they are
- * checked again, and on a difference the scope is written by name.
+ * setup; a module loaded or removed since shifts them, so then (what
+ * the kept list is keyed on changed) they are read back, and on a
+ * difference the caller writes the scope by name.
  */
 int pf_tracefs_scope(struct pf_tracefs *t, bool on)
 {
@@ -945,6 +960,24 @@ int pf_tracefs_scope(struct pf_tracefs *t, bool on)
 					 NULL, 0, NULL) ?: (t->scope_on = true, 0);
 	err = tfs_write_entries(t, "set_ftrace_filter", t->scope_nums,
 				t->scope_nums_len, NULL, 0, NULL);
+	/*
+	 * No module came or went, ftrace counts the same records: the
+	 * numbers are those checked at setup, and reading the filter back
+	 * (thousands of lines) would only delay the held packet.
+	 */
+	if (!err && t->scope_state) {
+		struct pf_fcache_state now;
+
+		if (!pf_fcache_state(t->sysroot, t->root, &now)) {
+			bool same = pf_fcache_state_eq(&now, t->scope_state);
+
+			pf_fcache_state_free(&now);
+			if (same) {
+				t->scope_on = true;
+				return 0;
+			}
+		}
+	}
 	if (!err)
 		err = tfs_filter_functions(t, &got, &len, &n);
 	if (!err && (len != t->scope_want_len ||

@@ -66,6 +66,7 @@
 
 struct pf_tfs_avail;
 struct pf_tfs_match;
+struct pf_fcache_state;
 
 enum pf_tfs_kind {
 	PF_TFS_VALUE,		/* one value: "1", "nop", "2051" */
@@ -131,6 +132,8 @@ struct pf_tracefs {
 	char *scope_want;	/* set_ftrace_filter as they give it */
 	size_t scope_want_len;
 	char anchor[24];	/* the anchor's number, "" to write its name */
+	/* What the numbers depend on, when they were checked; or NULL. */
+	struct pf_fcache_state *scope_state;
 };
 
 /* What pf_tracefs_setup() sets. */

@@ -699,7 +699,10 @@ TEST_F(tfs, lazy_moved)
 	self->c.lazy = true;
 	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
 	ASSERT_EQ(1, self->t.lazy);
+	/* A module came: the numbers select the next record. */
 	self->f.shift = 1;
+	put(&self->f, "proc/modules",
+	    "nfoo 4096 0 - Live 0xffffffffc0d00000\npktfilt 90112 0 - Live 0xffffffffc0c00000\nveth 40960 0 - Live 0xffffffffc0a00000\n");
 	EXPECT_EQ(-ESTALE, pf_tracefs_scope(&self->t, true));
 	EXPECT_EQ(0, self->t.scope_on);
 	self->f.shift = 0;

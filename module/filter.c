@@ -473,10 +473,14 @@ static void pf_exhausted_work_fn(struct work_struct *work)
 	mutex_lock(&pf_lock);
 	f = rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
 	if (f && f->count && f->id == id && !atomic64_read(&f->remaining)) {
-		/* Its packets' later stages first, for a while. */
+		/*
+		 * Its packets' later stages first, for a while; and the
+		 * packets held behind them (lazy), which new ones of their
+		 * flow must not overtake.
+		 */
 		if (!pf_exhausted_since)
 			pf_exhausted_since = jiffies;
-		if (pf_follow_pending(f->id) &&
+		if ((pf_follow_pending(f->id) || pf_hold_count()) &&
 		    time_before(jiffies, pf_exhausted_since + PF_EXHAUSTED_WAIT)) {
 			schedule_delayed_work(&pf_exhausted_work,
 					      PF_EXHAUSTED_STEP);

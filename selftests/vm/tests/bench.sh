@@ -31,7 +31,7 @@ ROUNDS=${BENCH_ROUNDS:-5}
 NCPU=$(nproc)
 CPUS=$(seq 0 $((NCPU - 1)))
 SECS=${BENCH_SECONDS:-3}
-CONFIGS=${BENCH_CONFIGS:-baseline disarmed pidonly gateonly hooked hooked_rx hooked_tx hooked_expr armed_all armed_scoped armed_eager armed_all_eager armed_lean armed_reach armed_learned fgraph_unfiltered bpftrace}
+CONFIGS=${BENCH_CONFIGS:-baseline disarmed pidonly gateonly hooked hooked_rx hooked_tx hooked_expr armed_all armed_scoped armed_l4 armed_eager armed_all_eager armed_lean armed_reach armed_learned fgraph_unfiltered bpftrace}
 # What runs after the configurations' rounds: fastpath (the hook's own
 # cost), arm (arming and disarming times), hold (the lazy hold's latency),
 # footprint. BENCH_PARTS picks some, e.g. "hold" alone for a real-time
@@ -173,6 +173,20 @@ run_armed_scoped() {
 	# shellcheck disable=SC2086
 	pktfilt trace $FILTER --count 0 $SCOPE_OPTS -o /dev/null -- \
 		sh -c ". /tmp/bench-traffic.sh; traffic armed_scoped $1"
+	rmmod pktfilt
+}
+
+# armed_l4: as armed_scoped, lazy, at l4 (--at l4): the protocol handlers'
+# wrappers instead of rx's ftrace_ops on __netif_receive_skb() and its
+# ip_rcv wrappers. Against hooked (l4, nop tracer) it shows what waiting
+# lazily adds besides the hooks (function_graph started on the anchor);
+# against armed_scoped, what rx's ftrace_ops costs beside function_graph's
+# (6.1 then calls it through ftrace's list of callbacks).
+run_armed_l4() {
+	insmod $PKTFILT_KO
+	# shellcheck disable=SC2086
+	pktfilt trace --at l4 $FILTER --count 0 $SCOPE_OPTS -o /dev/null -- \
+		sh -c ". /tmp/bench-traffic.sh; traffic armed_l4 $1"
 	rmmod pktfilt
 }
 

@@ -15,9 +15,13 @@
 #                    KMEMLEAK and DEBUG_ATOMIC_SLEEP (built once, cached), at
 #                    the full counts
 # make bench         what pktfilt costs, against function_graph and bpftrace, in
-#                    the VM on 6.1 and 6.12: BENCHMARKS.md, bench.png
+#                    the VM on 6.1, 6.12 and 7.2 (lazy and --eager trace, the
+#                    lazy hold's latency): BENCHMARKS.md, bench.png; then the
+#                    trace reader on the host (selftests/host/reader-bench:
+#                    judged against md5sum's CPU time, not absolute MiB/s)
 # make bench-check   (make soak) icount bench vs selftests/vm/bench-reference;
 #                    make bench takes BENCH_MODE=icount|realtime BENCH_KERNELS=6.1
+# make bench-reader  the trace reader's bench alone (no VM)
 # make demo          one packet's graph among background traffic, in the VM
 # make install       the module (into /lib/modules/KVER/extra) and the tool
 # make deb           Debian packages pktfilt and pktfilt-dkms (debian/) built
@@ -64,6 +68,9 @@ bench:
 	BENCH_MODE="$(BENCH_MODE)" BENCH_KERNELS="$(BENCH_KERNELS)" selftests/vm/bench
 	if [ -x selftests/host/reader-bench ]; then selftests/host/reader-bench; fi
 
+bench-reader:
+	selftests/host/reader-bench
+
 modules_install: module
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 
@@ -104,5 +111,5 @@ clean:
 	$(MAKE) -C tool clean
 	$(MAKE) -C selftests/unit clean
 
-.PHONY: all module tool check soak check-debug bench bench-check demo modules_install install clean \
+.PHONY: all module tool check soak check-debug bench bench-check bench-reader demo modules_install install clean \
 	version-check deb

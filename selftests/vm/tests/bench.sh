@@ -8,7 +8,9 @@
 # Knobs (environment): BENCH_ROUNDS (5), BENCH_SECONDS (3),
 # BENCH_FASTPATH_PACKETS (1000000), BENCH_SCOPE (--functions globs for the
 # scoped configuration instead of pktfilt trace's default scope),
-# BENCH_CONFIGS (all of them, in this order), BENCH_ARM_ROUNDS (5),
+# BENCH_CONFIGS (all of them, in this order), BENCH_ARM_ROUNDS (5, also
+# the hold latency's rounds), BENCH_PARTS (what runs after the
+# configurations: fastpath arm hold footprint),
 # BENCH_MODE (realtime or icount: only printed, for bench-report; the mode
 # is the VM's, selftests/vm/bench boots it with PKTFILT_VM_ICOUNT=1). In
 # icount mode the guest's clock counts instructions (2 ns each), so every
@@ -29,7 +31,12 @@ ROUNDS=${BENCH_ROUNDS:-5}
 NCPU=$(nproc)
 CPUS=$(seq 0 $((NCPU - 1)))
 SECS=${BENCH_SECONDS:-3}
-CONFIGS=${BENCH_CONFIGS:-baseline disarmed pidonly gateonly hooked hooked_rx hooked_tx hooked_expr armed_all armed_scoped armed_lean armed_reach armed_learned fgraph_unfiltered bpftrace}
+CONFIGS=${BENCH_CONFIGS:-baseline disarmed pidonly gateonly hooked hooked_rx hooked_tx hooked_expr armed_all armed_scoped armed_l4 armed_eager armed_all_eager armed_lean armed_reach armed_learned fgraph_unfiltered bpftrace}
+# What runs after the configurations' rounds: fastpath (the hook's own
+# cost), arm (arming and disarming times), hold (the lazy hold's latency),
+# footprint. BENCH_PARTS picks some, e.g. "hold" alone for a real-time
+# run of the hold latency.
+PARTS=${BENCH_PARTS:-fastpath arm hold footprint}
 # armed_scoped: pktfilt trace's default scope (the functions by subsystem
 # that a network engineer looks for on the receive path, 'pktfilt help
 # trace'), or BENCH_SCOPE's globs.
@@ -145,8 +152,15 @@ run_hooked_expr() {
 	rmmod pktfilt
 }
 
-# What a user of pktfilt trace waits in: every function patched, the PID
-# filter keeping all but the gate's CPU out.
+# What a user of pktfilt trace waits in. Lazy, the default since issue 32:
+# set_ftrace_filter holds pktfilt_anchor alone (never called), so nothing
+# of the scope is patched while no packet matches (none does here): the
+# traffic pays the stage's hooks (rx), the gate's probes and ftrace's PID
+# filter at each context switch, and function_graph's own probes. armed_all
+# is the same with --all-functions (also the anchor alone while waiting);
+# armed_eager and armed_all_eager keep the behaviour of before (--eager):
+# the scope, or every function, patched in advance, the PID filter keeping
+# all but the gate's CPU out.
 run_armed_all() {
 	insmod $PKTFILT_KO
 	pktfilt trace $FILTER --count 0 --all-functions -o /dev/null -- \
@@ -162,9 +176,40 @@ run_armed_scoped() {
 	rmmod pktfilt
 }
 
+# armed_l4: as armed_scoped, lazy, at l4 (--at l4): the protocol handlers'
+# wrappers instead of rx's ftrace_ops on __netif_receive_skb() and its
+# ip_rcv wrappers. Against hooked (l4, nop tracer) it shows what waiting
+# lazily adds besides the hooks (function_graph started on the anchor);
+# against armed_scoped, what rx's ftrace_ops costs beside function_graph's
+# (6.1 then calls it through ftrace's list of callbacks).
+run_armed_l4() {
+	insmod $PKTFILT_KO
+	# shellcheck disable=SC2086
+	pktfilt trace --at l4 $FILTER --count 0 $SCOPE_OPTS -o /dev/null -- \
+		sh -c ". /tmp/bench-traffic.sh; traffic armed_l4 $1"
+	rmmod pktfilt
+}
+
+run_armed_eager() {
+	insmod $PKTFILT_KO
+	# shellcheck disable=SC2086
+	pktfilt trace $FILTER --count 0 --eager $SCOPE_OPTS -o /dev/null -- \
+		sh -c ". /tmp/bench-traffic.sh; traffic armed_eager $1"
+	rmmod pktfilt
+}
+
+run_armed_all_eager() {
+	insmod $PKTFILT_KO
+	pktfilt trace $FILTER --count 0 --eager --all-functions -o /dev/null -- \
+		sh -c ". /tmp/bench-traffic.sh; traffic armed_all_eager $1"
+	rmmod pktfilt
+}
+
+# armed_lean, armed_reach and armed_learned compare scopes patched: --eager
+# (lazy, each would wait with the anchor alone, as armed_scoped does).
 run_armed_lean() {
 	insmod $PKTFILT_KO
-	pktfilt trace $FILTER --count 0 --functions "$LEAN" -o /dev/null -- \
+	pktfilt trace $FILTER --count 0 --eager --functions "$LEAN" -o /dev/null -- \
 		sh -c ". /tmp/bench-traffic.sh; traffic armed_lean $1"
 	rmmod pktfilt
 }
@@ -176,7 +221,7 @@ run_armed_reach() {
 	reach=$(ls /usr/bin/pf-reach-scope-* 2>/dev/null | head -n1)
 	[ -n "$reach" ] || { echo "bench: round=$1 config=armed_reach skipped=no-reach-scope"; return; }
 	insmod $PKTFILT_KO
-	pktfilt trace $FILTER --count 0 --functions "$($reach)" -o /dev/null -- \
+	pktfilt trace $FILTER --count 0 --eager --functions "$($reach)" -o /dev/null -- \
 		sh -c ". /tmp/bench-traffic.sh; traffic armed_reach $1"
 	rmmod pktfilt
 }
@@ -184,7 +229,7 @@ run_armed_reach() {
 run_armed_learned() {
 	[ -n "$LEARNED" ] || { echo "bench: round=$1 config=armed_learned skipped=nothing-learned"; return; }
 	insmod $PKTFILT_KO
-	pktfilt trace $FILTER --count 0 --functions "$LEARNED" -o /dev/null -- \
+	pktfilt trace $FILTER --count 0 --eager --functions "$LEARNED" -o /dev/null -- \
 		sh -c ". /tmp/bench-traffic.sh; traffic armed_learned $1"
 	rmmod pktfilt
 }
@@ -346,7 +391,10 @@ arm_latency() {
 	for r in $(seq 1 "${BENCH_ARM_ROUNDS:-5}"); do
 		# trace-cold: the default scope with no kept copy of
 		# available_filter_functions (read from the kernel each time).
-		for v in all scoped cold; do
+		# Lazy (the default) writes the anchor alone, the scope only
+		# when a packet matches (hold_latency); trace-eager patches it
+		# before COMMAND, as before issue 32.
+		for v in all scoped cold eager all_eager; do
 			tool=trace
 			scoped=1
 			cache=/var/cache/pktfilt/functions
@@ -355,6 +403,8 @@ arm_latency() {
 			all) set -- --all-functions; scoped=0 ;;
 			scoped) set -- $SCOPE_OPTS ;;
 			cold) set -- $SCOPE_OPTS; tool=trace-cold; cache=none ;;
+			eager) set -- --eager $SCOPE_OPTS; tool=trace-eager ;;
+			all_eager) set -- --eager --all-functions; tool=trace-eager; scoped=0 ;;
 			esac
 			t0=$(now_ns)
 			t1=$(PKTFILT_CACHE=$cache pktfilt trace $FILTER --count 0 "$@" -o /dev/null -- pfbench now)
@@ -369,6 +419,62 @@ arm_latency() {
 		t2=$(now_ns)
 		echo "bench-arm: round=$r tool=set scoped=0 arm_ns=$((t1 - t0)) disarm_ns=$((t2 - t1))"
 		trace_teardown
+	done
+	rmmod pktfilt
+}
+
+# The lazy hold, from the matching packet's hold to its replay: one UDP
+# packet to b's port 9000 traced (--count 1, at rx, the default stage)
+# with the default scope, then with --all-functions. held_ns is the
+# module's (the packet's JSON): from the hook's hold to the replay, in the
+# guest's time. The CLI's steps (PKTFILT_TRACE_TIMES=2) after "filter
+# armed": the write of set_ftrace_filter (ftrace's patching pass over the
+# scope, at close), the read of it back (the default scope's numbers
+# checked), "scope patched" (from "filter armed": the wait for the packet,
+# the HELD notification, the write and the read), "held packets replayed"
+# (READY, a netlink round trip with the module's ack). What held_ns has
+# besides the write, the read and READY is the HELD notification's way to
+# the CLI (netlink multicast, poll's wakeup) and the replay's start (a
+# kernel worker). trace_ms: the whole pktfilt trace, start to exit.
+# The sender sends a second packet 1 s later and so lives while its first
+# is held (trace.sh's tr_lazy_case); only the first is traced.
+hold_latency() {
+	echo "# hold to replay: one matching packet held, the scope patched, replayed"
+	insmod $PKTFILT_KO
+	for r in $(seq 1 "${BENCH_ARM_ROUNDS:-5}"); do
+		for v in scoped all; do
+			# shellcheck disable=SC2086
+			case $v in
+			all) set -- --all-functions ;;
+			scoped) set -- $SCOPE_OPTS ;;
+			esac
+			rm -f /tmp/hold.json /tmp/hold.err
+			t0=$(now_ns)
+			PKTFILT_TRACE_TIMES=2 pktfilt trace $FILTER --count 1 --timeout 120 "$@" \
+				--format json -o /tmp/hold.json -- \
+				ip netns exec a pfsend udp -q --src 10.9.0.1 --dst 10.9.0.2 \
+				--sport 4000 --dport 9000 --count 2 --interval-us 1000000 \
+				2> /tmp/hold.err
+			rc=$?
+			t1=$(now_ns)
+			held=$(grep -o '"held_ns": *[0-9]*' /tmp/hold.json 2>/dev/null | head -n1 | tr -dc 0-9)
+			# "pktfilt: time: WHAT N ms (at M ms)" (steps),
+			# "pktfilt: time: wrote|read FILE N.NNN ms" (files).
+			steps=$(awk '
+				/^pktfilt: time: filter armed / { armed = 1; next }
+				!armed { next }
+				/^pktfilt: time: wrote set_ftrace_filter / && w == "" { w = $(NF - 1) }
+				/^pktfilt: time: read set_ftrace_filter / && rd == "" { rd = $(NF - 1) }
+				/^pktfilt: time: scope patched / { p = $5 }
+				/^pktfilt: time: held packets replayed / { rp = $6 }
+				END { printf "write_ms=%s verify_ms=%s patched_ms=%s ready_ms=%s",
+					w == "" ? "na" : w, rd == "" ? "na" : rd,
+					p == "" ? "na" : p, rp == "" ? "na" : rp }' /tmp/hold.err)
+			echo "bench-hold: round=$r scope=$v rc=$rc held_ns=${held:-na} $steps trace_ms=$(((t1 - t0) / 1000000))"
+			if [ -z "$held" ] || [ "$rc" != 0 ]; then
+				sed 's/^/# hold: /' /tmp/hold.err | head -n 40
+			fi
+		done
 	done
 	rmmod pktfilt
 }
@@ -413,9 +519,10 @@ for r in $(seq 1 "$ROUNDS"); do
 	done
 	case $order in *" "*) order="${order#* } ${order%% *}" ;; esac
 done
-fastpath
-arm_latency
-footprint
+case " $PARTS " in *" fastpath "*) fastpath ;; esac
+case " $PARTS " in *" arm "*) arm_latency ;; esac
+case " $PARTS " in *" hold "*) hold_latency ;; esac
+case " $PARTS " in *" footprint "*) footprint ;; esac
 kill $srv1 $srv2 2>/dev/null
 # The guest's time for the whole run (icount mode: 2 ns per instruction),
 # against the host's (selftests/vm/bench's bench-host line).

@@ -40,7 +40,11 @@
  * (PKTFILT_A_BPF, PKTFILT_A_EXPR). A SET without STAGES traces at
  * PKTFILT_STAGE_L4 only, as version 1 did.
  */
-#define PKTFILT_GENL_VERSION	2
+/*
+ * 3: lazy filters (PKTFILT_F_LAZY, PKTFILT_A_HOLD_MS, HELD and READY),
+ * PKTFILT_A_LAZY, PKTFILT_A_HELD_NS and the hold counters.
+ */
+#define PKTFILT_GENL_VERSION	3
 #define PKTFILT_MCGRP_EVENTS	"events"
 
 enum pktfilt_cmd {
@@ -50,6 +54,14 @@ enum pktfilt_cmd {
 	PKTFILT_CMD_CLEAR,	/* disarm (admin) */
 	PKTFILT_CMD_STATS,	/* reply: state and counters only */
 	PKTFILT_CMD_PACKET,	/* multicast to "events": a packet was traced */
+	/*
+	 * Version 3, lazy filters (PKTFILT_F_LAZY). HELD: multicast to
+	 * "events" when a lazy filter holds its first packet (FILTER_ID,
+	 * HELD): the scope is to be patched now. READY (admin, FILTER_ID):
+	 * the scope is patched; the held packets are replayed, traced.
+	 */
+	PKTFILT_CMD_HELD,
+	PKTFILT_CMD_READY,
 
 	__PKTFILT_CMD_MAX,
 	PKTFILT_CMD_MAX = __PKTFILT_CMD_MAX - 1
@@ -94,7 +106,22 @@ enum pktfilt_stage {
 #define PKTFILT_F_EXCLUSIVE	(1U << 0)
 /* Clear the filter when the socket that armed it is closed. */
 #define PKTFILT_F_OWNED		(1U << 1)
-#define PKTFILT_F_ALL		(PKTFILT_F_EXCLUSIVE | PKTFILT_F_OWNED)
+/*
+ * Lazy (version 3): the scope is not patched while the filter waits. The
+ * first matching packet is held at its stage's hook and HELD is sent; the
+ * owner patches the scope and sends READY, and the held packets are
+ * replayed, traced. Not answered within HOLD_MS, they go on untraced.
+ */
+#define PKTFILT_F_LAZY		(1U << 2)
+#define PKTFILT_F_ALL		(PKTFILT_F_EXCLUSIVE | PKTFILT_F_OWNED | \
+				 PKTFILT_F_LAZY)
+
+/* Values of PKTFILT_A_LAZY: where a lazy filter is. */
+enum pktfilt_lazy {
+	PKTFILT_LAZY_WAITING,	/* nothing patched, no packet held */
+	PKTFILT_LAZY_HOLDING,	/* a packet held, the scope being patched */
+	PKTFILT_LAZY_ARMED,	/* the scope patched: packets traced */
+};
 
 /* Values of PKTFILT_A_STATE. */
 enum pktfilt_state {
@@ -153,6 +180,12 @@ enum pktfilt_attr {
 	PKTFILT_A_BPF,		/* binary (SET) */
 	PKTFILT_A_EXPR,		/* string, the expression BPF came from (SET, GET) */
 
+	/* Version 3. */
+	PKTFILT_A_HOLD_MS,	/* u32, a held packet's bound (SET, GET; lazy) */
+	PKTFILT_A_LAZY,		/* u8, enum pktfilt_lazy (GET, STATS; lazy) */
+	PKTFILT_A_HELD,		/* u32, packets held now (HELD, GET, STATS) */
+	PKTFILT_A_HELD_NS,	/* u64, how long the packet was held (PACKET) */
+
 	__PKTFILT_A_MAX,
 	PKTFILT_A_MAX = __PKTFILT_A_MAX - 1
 };
@@ -172,6 +205,14 @@ enum pktfilt_stat {
 	PKTFILT_STAT_FOLLOWED,
 	/* u64 traced packets freed with a drop reason (version 2) */
 	PKTFILT_STAT_DROPPED,
+	/* u64 matching packets held by a lazy filter (version 3) */
+	PKTFILT_STAT_HELD,
+	/* u64 held packets let go untraced: the bound passed, or disarmed */
+	PKTFILT_STAT_HOLD_EXPIRED,
+	/* u64 held packets dropped: their device went down or away */
+	PKTFILT_STAT_HOLD_FLUSHED,
+	/* u64 matching packets not held: the queue was full */
+	PKTFILT_STAT_HOLD_FULL,
 
 	__PKTFILT_STAT_MAX,
 	PKTFILT_STAT_MAX = __PKTFILT_STAT_MAX - 1

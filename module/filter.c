@@ -70,31 +70,48 @@ static DEFINE_IRQ_WORK(pf_stale_irq_work, pf_stale_irq_work_fn);
  * graph: the callers return before any work of theirs (every function
  * they called would show in the graph), and so does this.
  */
-bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
+enum pf_verdict notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 {
-	bool claimed = false;
-	u64 seq;
+	bool claimed = false, exhausted;
+	u64 seq, held;
 
 	if (pf_gate_is_open())
-		return false;
+		return PF_PASS;
 	if (!pkt->id) {
 		/* The program runs once per packet and stage: maybe already. */
 		if (!pkt->matched && !pf_filter_match(f, pkt->skb, &pkt->key))
-			return false;
-		this_cpu_inc(pf_stats.matched);
+			return PF_PASS;
+		if (!pf_hold_replay_ns(pkt->skb))
+			this_cpu_inc(pf_stats.matched);
 	}
 
-	if (READ_ONCE(f->stale) || !pf_gate_ready()) {
+	if (READ_ONCE(f->stale)) {
 		this_cpu_inc(pf_stats.not_ready);
-		return false;
+		return PF_PASS;
 	}
-	if (!pkt->id && f->count && atomic64_read(&f->remaining) <= 0) {
+	exhausted = !pkt->id && f->count && atomic64_read(&f->remaining) <= 0;
+	/*
+	 * Lazy: held until the scope is patched (hold.c), then replayed;
+	 * behind held packets even once the count is used up (their flow's
+	 * order).
+	 */
+	if (f->flags & PKTFILT_F_LAZY) {
+		enum pf_verdict v = pf_hold_decide(f, pkt, exhausted);
+
+		if (v != PF_TRACE)
+			return v;
+	}
+	if (exhausted) {
 		this_cpu_inc(pf_stats.exhausted);
-		return false;
+		return PF_PASS;
+	}
+	if (!pf_gate_ready()) {
+		this_cpu_inc(pf_stats.not_ready);
+		return PF_PASS;
 	}
 	if (!pf_gate_prepare()) {
 		this_cpu_inc(pf_stats.gate_missed);
-		return false;
+		return PF_PASS;
 	}
 	if (!pkt->id) {
 		s64 left = 1;
@@ -104,7 +121,7 @@ bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 			left = atomic64_dec_if_positive(&f->remaining);
 			if (left < 0) {
 				this_cpu_inc(pf_stats.exhausted);
-				return false;
+				return PF_PASS;
 			}
 		}
 		/* Known before the last claim's disarm can look for it. */
@@ -124,9 +141,10 @@ bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 
 	/* Event first: nothing of pktfilt's own must land inside the graph. */
 	seq = atomic64_inc_return(&pf_seq);
+	held = pf_hold_replay_ns(pkt->skb);
 	trace_pktfilt_packet(&pkt->key, seq, smp_processor_id(), pkt->stage,
-			     pkt->id, pkt->root);
-	pf_genl_notify_packet(&pkt->key, seq, pkt->stage, pkt->id);
+			     pkt->id, pkt->root, held);
+	pf_genl_notify_packet(&pkt->key, seq, pkt->stage, pkt->id, held);
 
 	if (!pf_gate_open()) {
 		/*
@@ -136,10 +154,10 @@ bool notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 		this_cpu_inc(pf_stats.gate_missed);
 		if (claimed)
 			pf_follow_forget(pkt->id);
-		return false;
+		return PF_PASS;
 	}
 	this_cpu_inc(pf_stats.traced);
-	return true;
+	return PF_TRACE;
 }
 
 /*
@@ -170,26 +188,32 @@ static void pf_filter_free_rcu(struct rcu_head *rcu)
  * The L4 stage: a packet that pf_rcv_filter() let through, at the protocol
  * handler of @slot.
  */
-bool notrace pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb,
-			  enum pf_slot slot)
+enum pf_verdict notrace pf_rcv_begin(struct pf_filter *f,
+				     struct sk_buff *skb, enum pf_slot slot)
 {
+	u8 family = pf_slot_family(slot);
+	struct pf_hold_ctx hold = {
+		.dev = skb->dev,
+		.family = family,
+		.slot = (u8)slot,
+	};
 	struct pf_pkt pkt = {
 		.skb = skb,
 		.stage = PKTFILT_STAGE_L4,
 		.root = (u8)slot,	/* enum pf_root starts with the slots */
+		.hold = &hold,
 	};
-	u8 family = pf_slot_family(slot);
 
 	/* Inside a graph (rx's): part of it, and nothing of ours in it. */
 	if (pf_gate_is_open())
-		return false;
+		return PF_PASS;
 	if (atomic_read(&pf_follow_n))
 		pkt.id = pf_follow_find(skb, family, f->id, PKTFILT_STAGE_L4,
 					skb->dev ? dev_net(skb->dev)->ns.inum : 0);
 	if (!pkt.id && pf_key_quick_reject(&f->quick, skb, slot))
-		return false;
+		return PF_PASS;
 	if (!pf_key_from_skb(skb, slot, &pkt.key))
-		return false;
+		return PF_PASS;
 	pkt.fp = pf_key_fingerprint(skb, family);
 	return pf_begin(f, &pkt);
 }
@@ -258,6 +282,8 @@ static void pf_disarm_locked(const char *reason)
 	pf_tx_remove();
 	pf_follow_disarm();
 	pf_exhausted_since = 0;
+	/* Held packets go on, untraced (their filter is gone). */
+	pf_hold_release();
 	if (old) {
 		pf_reason = reason;
 		/* Whatever pf_hooks_remove() waited for: no reader is left. */
@@ -320,6 +346,7 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 
 	f->id = ++pf_last_id;
 	atomic64_set(&f->remaining, f->count);
+	atomic_set(&f->lazy, PKTFILT_LAZY_WAITING);
 	rcu_assign_pointer(pf_active, f);
 	pf_reason = "";
 
@@ -338,6 +365,32 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 err:
 	mutex_unlock(&pf_lock);
 	pf_filter_free(f);
+	return ret;
+}
+
+/*
+ * READY: the owner of lazy filter @id patched its scope; the packets held
+ * are replayed, traced, and the next ones traced at once.
+ */
+int pf_filter_ready(u32 id, struct netlink_ext_ack *extack)
+{
+	struct pf_filter *f;
+	int ret = 0;
+
+	mutex_lock(&pf_lock);
+	f = rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
+	if (!f || f->id != id) {
+		NL_SET_ERR_MSG(extack,
+			       "no such filter armed: it was cleared or replaced");
+		ret = -ESRCH;
+	} else if (!(f->flags & PKTFILT_F_LAZY)) {
+		NL_SET_ERR_MSG(extack,
+			       "the armed filter is not lazy: it traces without READY");
+		ret = -EINVAL;
+	} else {
+		pf_hold_ready(f);
+	}
+	mutex_unlock(&pf_lock);
 	return ret;
 }
 
@@ -477,6 +530,10 @@ void pf_filter_stats(struct pf_stats *sum)
 		sum->gate_missed += READ_ONCE(s->gate_missed);
 		sum->followed += READ_ONCE(s->followed);
 		sum->dropped += READ_ONCE(s->dropped);
+		sum->held += READ_ONCE(s->held);
+		sum->hold_expired += READ_ONCE(s->hold_expired);
+		sum->hold_flushed += READ_ONCE(s->hold_flushed);
+		sum->hold_full += READ_ONCE(s->hold_full);
 	}
 }
 

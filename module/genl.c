@@ -57,6 +57,12 @@ static const struct nla_policy pf_set_policy[PKTFILT_A_MAX + 1] = {
 				    .len = BPF_MAXINSNS * sizeof(struct sock_filter) },
 	/* .len counts the characters, not the NUL: as pf_bpf_parse(). */
 	[PKTFILT_A_EXPR]	= { .type = NLA_NUL_STRING, .len = PF_EXPR_MAX },
+	/* 1 to PF_HOLD_MS_MAX, checked in pf_cmd_set() (a policy range is s16) */
+	[PKTFILT_A_HOLD_MS]	= { .type = NLA_U32 },
+};
+
+static const struct nla_policy pf_ready_policy[PKTFILT_A_MAX + 1] = {
+	[PKTFILT_A_FILTER_ID]	= NLA_POLICY_MIN(NLA_U32, 1),
 };
 
 static struct genl_family pf_family;
@@ -219,9 +225,34 @@ static int pf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 			return -EINVAL;
 		}
 	}
+	if (tb[PKTFILT_A_HOLD_MS] && !(f->flags & PKTFILT_F_LAZY)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[PKTFILT_A_HOLD_MS],
+				    "a hold bound is for a lazy filter only (PKTFILT_F_LAZY)");
+		pf_filter_free(f);
+		return -EINVAL;
+	}
+	f->hold_ms = tb[PKTFILT_A_HOLD_MS] ?
+		     nla_get_u32(tb[PKTFILT_A_HOLD_MS]) : PF_HOLD_MS_DEFAULT;
+	if (!f->hold_ms || f->hold_ms > PF_HOLD_MS_MAX) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[PKTFILT_A_HOLD_MS],
+				    "the hold bound is 1 to 60000 ms");
+		pf_filter_free(f);
+		return -ERANGE;
+	}
 	f->owner_portid = info->snd_portid;
 	f->owner_net = genl_info_net(info);
 	return pf_filter_set(f, info->extack);	/* consumes f */
+}
+
+static int pf_cmd_ready(struct sk_buff *skb, struct genl_info *info)
+{
+	if (!info->attrs[PKTFILT_A_FILTER_ID]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "READY needs the lazy filter's id (PKTFILT_A_FILTER_ID)");
+		return -EINVAL;
+	}
+	return pf_filter_ready(nla_get_u32(info->attrs[PKTFILT_A_FILTER_ID]),
+			       info->extack);
 }
 
 static int pf_cmd_clear(struct sk_buff *skb, struct genl_info *info)
@@ -307,6 +338,14 @@ static int pf_put_stats(struct sk_buff *msg)
 	    nla_put_u64_64bit(msg, PKTFILT_STAT_FOLLOWED, st.followed,
 			      PKTFILT_STAT_PAD) ||
 	    nla_put_u64_64bit(msg, PKTFILT_STAT_DROPPED, st.dropped,
+			      PKTFILT_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, PKTFILT_STAT_HELD, st.held,
+			      PKTFILT_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, PKTFILT_STAT_HOLD_EXPIRED, st.hold_expired,
+			      PKTFILT_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, PKTFILT_STAT_HOLD_FLUSHED, st.hold_flushed,
+			      PKTFILT_STAT_PAD) ||
+	    nla_put_u64_64bit(msg, PKTFILT_STAT_HOLD_FULL, st.hold_full,
 			      PKTFILT_STAT_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
@@ -361,6 +400,10 @@ static int pf_cmd_get(struct sk_buff *skb, struct genl_info *info)
 		       f ? PKTFILT_STATE_ARMED : PKTFILT_STATE_IDLE) ||
 	    (*problem && nla_put_string(msg, PKTFILT_A_PROBLEM, problem)) ||
 	    (f && with_filter && pf_put_filter(msg, f)) ||
+	    (f && (f->flags & PKTFILT_F_LAZY) &&
+	     (nla_put_u8(msg, PKTFILT_A_LAZY, (u8)atomic_read(&f->lazy)) ||
+	      nla_put_u32(msg, PKTFILT_A_HOLD_MS, f->hold_ms))) ||
+	    nla_put_u32(msg, PKTFILT_A_HELD, pf_hold_count()) ||
 	    (!f && *reason && nla_put_string(msg, PKTFILT_A_REASON, reason))) {
 		mutex_unlock(&pf_lock);
 		goto fail;
@@ -399,6 +442,13 @@ static const struct genl_ops pf_ops[] = {
 		.doit	= pf_cmd_get,
 		.flags	= GENL_ADMIN_PERM,
 	},
+	{
+		.cmd	= PKTFILT_CMD_READY,
+		.doit	= pf_cmd_ready,
+		.policy	= pf_ready_policy,
+		.maxattr = PKTFILT_A_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
 };
 
 static struct genl_family pf_family __ro_after_init = {
@@ -423,12 +473,13 @@ static size_t pf_packet_msg_size(int alen)
 	       2 * nla_total_size(sizeof(u16)) +	/* SPORT, DPORT */
 	       3 * nla_total_size(sizeof(u32)) +	/* IFINDEX, NETNS, MARK */
 	       nla_total_size(sizeof(u8)) +		/* STAGE */
-	       nla_total_size_64bit(sizeof(u64));	/* PACKET_ID */
+	       nla_total_size_64bit(sizeof(u64)) +	/* PACKET_ID */
+	       nla_total_size_64bit(sizeof(u64));	/* HELD_NS */
 }
 
 /* Multicasts one traced packet. Softirq context: atomic, best effort. */
 void notrace pf_genl_notify_packet(const struct pf_key *key, u64 seq, u8 stage,
-				   u64 id)
+				   u64 id, u64 held_ns)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -454,12 +505,35 @@ void notrace pf_genl_notify_packet(const struct pf_key *key, u64 seq, u8 stage,
 	    nla_put_u32(msg, PKTFILT_A_NETNS, key->netns) ||
 	    nla_put_u32(msg, PKTFILT_A_MARK, key->mark) ||
 	    nla_put_u8(msg, PKTFILT_A_STAGE, stage) ||
-	    nla_put_u64_64bit(msg, PKTFILT_A_PACKET_ID, id, PKTFILT_A_PAD)) {
+	    nla_put_u64_64bit(msg, PKTFILT_A_PACKET_ID, id, PKTFILT_A_PAD) ||
+	    (held_ns && nla_put_u64_64bit(msg, PKTFILT_A_HELD_NS, held_ns,
+					  PKTFILT_A_PAD))) {
 		nlmsg_free(msg);
 		return;
 	}
 	genlmsg_end(msg, hdr);
 	genlmsg_multicast(&pf_family, msg, 0, PF_MCGRP_EVENTS, GFP_ATOMIC);
+}
+
+/* HELD: a lazy filter holds a packet and waits for READY. Process context. */
+void pf_genl_notify_held(u32 filter_id, u32 held)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&pf_family, &init_net, PF_MCGRP_EVENTS))
+		return;
+	msg = genlmsg_new(2 * nla_total_size(sizeof(u32)), GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &pf_family, 0, PKTFILT_CMD_HELD);
+	if (!hdr || nla_put_u32(msg, PKTFILT_A_FILTER_ID, filter_id) ||
+	    nla_put_u32(msg, PKTFILT_A_HELD, held)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast(&pf_family, msg, 0, PF_MCGRP_EVENTS, GFP_KERNEL);
 }
 
 static int pf_netlink_event(struct notifier_block *nb, unsigned long event,

@@ -39,6 +39,7 @@
 #include <linux/module.h>
 #include <linux/sched/clock.h>
 #include <net/protocol.h>
+#include <net/xfrm.h>
 
 #include "internal.h"
 
@@ -122,15 +123,19 @@ static int notrace pf_hook_rcv_timed(struct sk_buff *skb, enum pf_slot slot)
 	u64 t0 = local_clock();
 	struct pf_filter *f = pf_rcv_filter(skb, slot);
 	enum pf_timing_kind kind = PF_TIMING_TRACED;
-	bool traced;
+	enum pf_verdict v;
 	int ret;
 
 	if (!f) {
 		pf_timing_add(PF_TIMING_QUICK, local_clock() - t0);
 		return pf_hook_call(skb, slot);
 	}
-	traced = pf_rcv_begin(f, skb, slot);
-	if (!traced) {
+	v = pf_rcv_begin(f, skb, slot);
+	if (v == PF_HOLD) {
+		pf_timing_add(PF_TIMING_UNTRACED, local_clock() - t0);
+		return 0;
+	}
+	if (v != PF_TRACE) {
 		if (this_cpu_read(pf_stats.matched) == matched) {
 			pf_timing_add(PF_TIMING_NOMATCH, local_clock() - t0);
 			ret = pf_hook_call(skb, slot);
@@ -140,7 +145,7 @@ static int notrace pf_hook_rcv_timed(struct sk_buff *skb, enum pf_slot slot)
 		kind = PF_TIMING_UNTRACED;
 	}
 	ret = pf_hook_call(skb, slot);
-	if (traced)
+	if (v == PF_TRACE)
 		pf_rcv_end();
 	pf_timing_add(kind, local_clock() - t0);
 	return ret;
@@ -149,7 +154,7 @@ static int notrace pf_hook_rcv_timed(struct sk_buff *skb, enum pf_slot slot)
 static __always_inline int pf_hook_rcv(struct sk_buff *skb, enum pf_slot slot)
 {
 	struct pf_filter *f;
-	bool traced;
+	enum pf_verdict v;
 	int ret;
 
 	if (static_branch_unlikely(&pf_timing_key))
@@ -157,9 +162,12 @@ static __always_inline int pf_hook_rcv(struct sk_buff *skb, enum pf_slot slot)
 	f = pf_rcv_filter(skb, slot);
 	if (!f)
 		return pf_hook_call(skb, slot);
-	traced = pf_rcv_begin(f, skb, slot);
+	v = pf_rcv_begin(f, skb, slot);
+	/* Held (hold.c): ours now; the IP layer sees it delivered. */
+	if (v == PF_HOLD)
+		return 0;
 	ret = pf_hook_call(skb, slot);
-	if (traced)
+	if (v == PF_TRACE)
 		pf_rcv_end();
 	return ret;
 }
@@ -195,6 +203,55 @@ static notrace int pf_icmp6_rcv(struct sk_buff *skb)
 }
 
 /* Is @addr a symbol of the core kernel (not of a module)? Named @name if set. */
+/*
+ * A held packet, replayed (hold.c: BH off, RCU): through the wrapper's
+ * body, then what the IP layer does with the handler's answer. A negative
+ * one (IPv4) or a positive one (IPv6; every wrapped handler is a final
+ * one) names the protocol of a payload to deliver next (UDP
+ * encapsulation): its handler is called as ip_protocol_deliver_rcu() and
+ * ip6_protocol_deliver_rcu() would, with their policy check; no raw
+ * socket sees the inner packet (those functions are not exported), and
+ * a protocol without a handler is dropped without their ICMP error.
+ * Indirect calls (IBT): the handlers of inet_protos[]/inet6_protos[],
+ * which the IP layer calls through the same pointers.
+ */
+void notrace pf_hooks_replay(struct sk_buff *skb, enum pf_slot slot)
+{
+	int ret = pf_hook_rcv(skb, slot), n;
+
+	for (n = 0; n < 8 && ret; n++) {
+		if (pf_slot_family(slot) == PF_FAMILY_IPV4) {
+			const struct net_protocol *p;
+
+			if (ret > 0)
+				return;
+			p = rcu_dereference(inet_protos[-ret & 0xff]);
+			if (!p || (!p->no_policy &&
+				   !xfrm4_policy_check(NULL, XFRM_POLICY_IN, skb)))
+				break;
+			nf_reset_ct(skb);
+			ret = p->handler(skb);
+			continue;
+		}
+#if IS_ENABLED(CONFIG_IPV6)
+		{
+			const struct inet6_protocol *p;
+
+			if (ret < 0)
+				return;
+			p = rcu_dereference(inet6_protos[ret & 0xff]);
+			if (!p || (!(p->flags & INET6_PROTO_NOPOLICY) &&
+				   !xfrm6_policy_check(NULL, XFRM_POLICY_IN, skb)))
+				break;
+			nf_reset_ct(skb);
+			ret = p->handler(skb);
+		}
+#endif
+	}
+	if (ret)
+		kfree_skb(skb);
+}
+
 bool pf_is_core_symbol(const void *addr, const char *name)
 {
 	char buf[KSYM_SYMBOL_LEN];

@@ -69,6 +69,8 @@ struct pf_filter {
 	struct bpf_prog *prog;	/* PKTFILT_A_BPF, or NULL */
 	char *expr;		/* PKTFILT_A_EXPR, or NULL */
 	const char *stale;	/* tracefs changed: disarm with this reason */
+	u32 hold_ms;		/* PKTFILT_F_LAZY: a held packet's bound */
+	atomic_t lazy;		/* PKTFILT_F_LAZY: enum pktfilt_lazy */
 };
 
 struct pf_stats {
@@ -80,6 +82,30 @@ struct pf_stats {
 	u64 gate_missed;
 	u64 followed;
 	u64 dropped;
+	u64 held;
+	u64 hold_expired;
+	u64 hold_flushed;
+	u64 hold_full;
+};
+
+/*
+ * What a stage's hook needs kept to replay a packet it holds (hold.c):
+ * the device the packet goes to or came from, and for tx LOCAL_OUT's
+ * netns and socket (nf_hook_state's).
+ */
+struct pf_hold_ctx {
+	struct net_device *dev;
+	struct net *net;
+	struct sock *sk;
+	u8 family;
+	u8 slot;		/* l4: enum pf_slot */
+};
+
+/* pf_begin()'s answer for a packet. */
+enum pf_verdict {
+	PF_PASS,		/* not traced: the kernel's path as if unhooked */
+	PF_TRACE,		/* traced: the gate is open, pf_rcv_end() after */
+	PF_HOLD,		/* held (hold.c owns it now): the hook consumes it */
 };
 
 /* One packet at one stage's hook, as pf_begin() decides on it. */
@@ -90,6 +116,7 @@ struct pf_pkt {
 	u32 fp;			/* pf_key_from_ip()'s fingerprint */
 	u64 id;			/* followed from an earlier stage, or 0 */
 	bool matched;		/* the caller ran pf_filter_match(): it passed */
+	const struct pf_hold_ctx *hold;	/* can be held with this, or NULL */
 	struct pf_key key;
 };
 
@@ -103,9 +130,11 @@ struct pf_filter *pf_filter_get_locked(void);
 void pf_filter_stats(struct pf_stats *sum);
 const char *pf_filter_reason_locked(void);
 const char *pf_filter_problem_locked(void);
-bool pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb, enum pf_slot slot);
+enum pf_verdict pf_rcv_begin(struct pf_filter *f, struct sk_buff *skb,
+			     enum pf_slot slot);
 void pf_rcv_end(void);
-bool pf_begin(struct pf_filter *f, struct pf_pkt *pkt);
+enum pf_verdict pf_begin(struct pf_filter *f, struct pf_pkt *pkt);
+int pf_filter_ready(u32 id, struct netlink_ext_ack *extack);
 struct pf_filter *pf_stage_filter(enum pktfilt_stage stage);
 void pf_filter_tracefs_changed(const char *reason);
 void pf_filter_exit(void);
@@ -151,6 +180,21 @@ bool pf_follow_known(const struct sk_buff *skb);
 int pf_follow_arm(struct netlink_ext_ack *extack);
 void pf_follow_disarm(void);
 void pf_follow_exit(void);
+
+/* hold.c: a lazy filter's held packets, and their replay */
+#define PF_HOLD_MS_DEFAULT	5000
+#define PF_HOLD_MS_MAX		60000
+enum pf_verdict pf_hold_decide(struct pf_filter *f, struct pf_pkt *pkt,
+			       bool exhausted);
+void pf_hold_ready(struct pf_filter *f);
+void pf_hold_release(void);
+u32 pf_hold_count(void);
+u64 pf_hold_replay_ns(const struct sk_buff *skb);
+int pf_hold_init(void);
+void pf_hold_exit(void);
+void pf_hooks_replay(struct sk_buff *skb, enum pf_slot slot);
+void pf_rxcore_replay(struct sk_buff *skb);
+void pf_tx_replay(struct sk_buff *skb, const struct pf_hold_ctx *ctx);
 
 /* rx.c: the IP receive stage (the ETH_P_IP/ETH_P_IPV6 packet handlers) */
 int pf_rx_install(struct netlink_ext_ack *extack);
@@ -327,7 +371,11 @@ void pf_timing_add(enum pf_timing_kind kind, u64 ns);
 int pf_genl_init(void);
 void pf_genl_exit(void);
 void pf_genl_notify_packet(const struct pf_key *key, u64 seq, u8 stage,
-			   u64 id);
+			   u64 id, u64 held_ns);
+void pf_genl_notify_held(u32 filter_id, u32 held);
+
+/* main.c: pktfilt trace's set_ftrace_filter while lazy (never called) */
+void pktfilt_anchor(void);
 
 /* testdelay.c: for the tests only; 0 unless given. */
 extern unsigned int pf_test_delay_arm_ms;

@@ -18,6 +18,16 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
+/*
+ * The one function in set_ftrace_filter while a lazy filter waits
+ * (pktfilt trace): an empty filter means every function, and this one is
+ * never called, so nothing runs through ftrace until a packet comes.
+ */
+noinline void pktfilt_anchor(void)
+{
+	barrier();
+}
+
 static int __init pktfilt_init(void)
 {
 	int ret;
@@ -32,7 +42,12 @@ static int __init pktfilt_init(void)
 	if (ret)
 		pr_warn("no probes on the kfree_skb and consume_skb tracepoints yet (%d): pktfilt set will say why\n",
 			ret);
-	ret = pf_genl_init();
+	ret = pf_hold_init();
+	if (!ret) {
+		ret = pf_genl_init();
+		if (ret)
+			pf_hold_exit();
+	}
 	if (ret) {
 		pf_follow_exit();
 		pf_timing_exit();
@@ -55,6 +70,8 @@ static void __exit pktfilt_exit(void)
 	if (unlikely(pf_test_delay_exit_ms))
 		pf_test_delay("exit", pf_test_delay_exit_ms, false);
 	pf_filter_exit();
+	/* Held packets replayed, untraced, before the replay code goes. */
+	pf_hold_exit();
 	pf_genl_exit();
 	pf_rxcore_exit();
 	pf_rx_exit();

@@ -125,6 +125,7 @@ bool notrace pf_rx_key(struct pf_filter *f, struct sk_buff *skb, u8 family,
 	pkt->stage = PKTFILT_STAGE_RX;
 	pkt->root = root;
 	pkt->matched = false;
+	pkt->hold = NULL;
 	if (!match || pkt->id)
 		return true;
 	/* pf_begin() takes this answer: the program runs once. */
@@ -150,14 +151,15 @@ static __always_inline int pf_rx_traced(const struct pf_rx *r,
 					struct packet_type *pt,
 					struct net_device *orig_dev)
 {
-	bool traced;
+	enum pf_verdict v;
 	int ret;
 
 	/* Softirq already, nearly always; else no softirq runs inside. */
 	local_bh_disable();
-	traced = pf_begin(f, pkt);
+	/* pkt->hold is NULL: not held here (a lazy filter asks for its scope). */
+	v = pf_begin(f, pkt);
 	ret = r->func(skb, dev, pt, orig_dev);
-	if (traced)
+	if (v == PF_TRACE)
 		pf_rcv_end();
 	local_bh_enable();
 	return ret;

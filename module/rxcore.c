@@ -181,7 +181,9 @@ static enum pf_core_verdict notrace pf_core_maybe(struct pf_filter *f,
 	if (likely(!atomic_read(&pf_follow_n)) || !pf_follow_known(skb)) {
 		if (pf_ip_quick_reject(f, skb, family))
 			return PF_CORE_NO;
-		if (f->count && atomic64_read(&f->remaining) <= 0)
+		/* Used up: taken only to queue behind held packets. */
+		if (f->count && atomic64_read(&f->remaining) <= 0 &&
+		    !((f->flags & PKTFILT_F_LAZY) && pf_hold_count()))
 			return PF_CORE_NO;
 		if (!pf_key_from_ip(skb, family, skb->dev->ifindex,
 				    dev_net(skb->dev), &key, &fp))
@@ -272,7 +274,9 @@ static int notrace pf_core_receive(struct sk_buff *skb)
 	struct pf_core_hand hand;
 	struct pf_filter *f;
 	struct pf_pkt pkt;
-	bool traced = false, decided = false;
+	struct pf_hold_ctx hold = { .dev = skb->dev };
+	enum pf_verdict v = PF_PASS;
+	bool decided = false;
 	u8 family = pf_core_family(skb);
 	int ret;
 
@@ -286,7 +290,15 @@ static int notrace pf_core_receive(struct sk_buff *skb)
 			      PF_ROOT_NETIF_CORE, &pkt, false)) {
 			pkt.matched = !pkt.id && hand.matched == skb &&
 				      hand.f == f;
-			traced = pf_begin(f, &pkt);
+			hold.family = family;
+			pkt.hold = &hold;
+			v = pf_begin(f, &pkt);
+		}
+		/* Held (hold.c): received later, when it is replayed. */
+		if (v == PF_HOLD) {
+			rcu_read_unlock();
+			local_bh_enable();
+			return NET_RX_SUCCESS;
 		}
 		decided = true;
 		/* Nested receives (a bridge's) decide for themselves. */
@@ -300,11 +312,17 @@ static int notrace pf_core_receive(struct sk_buff *skb)
 		this_cpu_write(pf_core_skb, outer_skb);
 		this_cpu_write(pf_core_dev, outer_dev);
 	}
-	if (traced)
+	if (v == PF_TRACE)
 		pf_rcv_end();
 	rcu_read_unlock();
 	local_bh_enable();
 	return ret;
+}
+
+/* A packet pf_core_receive() held, replayed (hold.c: BH off, RCU). */
+void notrace pf_rxcore_replay(struct sk_buff *skb)
+{
+	pf_core_receive(skb);
 }
 
 /* The rest of a batch, to the kernel's own batch receive. */

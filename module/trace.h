@@ -46,9 +46,9 @@ static inline const char *pf_trace_addr(struct trace_seq *p, u8 family,
 TRACE_EVENT(pktfilt_packet,
 
 	TP_PROTO(const struct pf_key *key, u64 seq, unsigned int cpu,
-		 u8 stage, u64 id, u8 root),
+		 u8 stage, u64 id, u8 root, u64 held_ns),
 
-	TP_ARGS(key, seq, cpu, stage, id, root),
+	TP_ARGS(key, seq, cpu, stage, id, root, held_ns),
 
 	TP_STRUCT__entry(
 		__field(u64, seq)
@@ -64,6 +64,7 @@ TRACE_EVENT(pktfilt_packet,
 		__field(u8, stage)
 		__field(u64, id)
 		__field(u8, root)
+		__field(u64, held_ns)
 	),
 
 	/* Raw bytes only: formatting (vsprintf) is left to the reader. */
@@ -81,9 +82,10 @@ TRACE_EVENT(pktfilt_packet,
 		__entry->stage = stage;
 		__entry->id = id;
 		__entry->root = root;
+		__entry->held_ns = held_ns;
 	),
 
-	TP_printk("seq=%llu cpu=%u proto=%s saddr=%s daddr=%s sport=%u dport=%u ifindex=%d netns=%u stage=%s id=%llu root=%s",
+	TP_printk("seq=%llu cpu=%u proto=%s saddr=%s daddr=%s sport=%u dport=%u ifindex=%d netns=%u stage=%s id=%llu root=%s held_ns=%llu",
 		  __entry->seq, __entry->cpu,
 		  __print_symbolic(__entry->proto,
 				   { IPPROTO_ICMP, "icmp" },
@@ -110,7 +112,8 @@ TRACE_EVENT(pktfilt_packet,
 				   { PF_ROOT_IPV6_RCV, "ipv6_rcv" },
 				   { PF_ROOT_IP_OUT, "ip_local_out" },
 				   { PF_ROOT_IP6_OUT, "ip6_local_out" },
-				   { PF_ROOT_NETIF_CORE, "netif_receive_skb_core" }))
+				   { PF_ROOT_NETIF_CORE, "netif_receive_skb_core" }),
+		  __entry->held_ns)
 );
 
 #ifndef PKTFILT_TRACE_REASONS

@@ -39,14 +39,60 @@
 static DEFINE_PER_CPU(struct sk_buff *, pf_tx_again);
 static bool pf_tx_installed;
 
+/*
+ * Should @skb, at LOCAL_OUT, be traced (PF_TRACE: the gate is open),
+ * held (PF_HOLD: hold.c has it) or let go (PF_PASS)? BH off.
+ */
+static enum pf_verdict notrace pf_tx_decide(struct pf_filter *f,
+					    struct sk_buff *skb,
+					    const struct pf_hold_ctx *ctx)
+{
+	struct pf_pkt pkt;
+
+	pkt.id = 0;
+	pkt.matched = false;
+	if (unlikely(atomic_read(&pf_follow_n)))
+		pkt.id = pf_follow_find(skb, ctx->family, f->id,
+					PKTFILT_STAGE_TX, ctx->net->ns.inum);
+	if (!pkt.id && pf_ip_quick_reject(f, skb, ctx->family))
+		return PF_PASS;
+	if (!pf_key_from_ip(skb, ctx->family, ctx->dev ? ctx->dev->ifindex : 0,
+			    ctx->net, &pkt.key, &pkt.fp))
+		return PF_PASS;
+	pkt.skb = skb;
+	pkt.stage = PKTFILT_STAGE_TX;
+	pkt.root = ctx->family == PF_FAMILY_IPV4 ? PF_ROOT_IP_OUT :
+						   PF_ROOT_IP6_OUT;
+	pkt.hold = ctx;
+	return pf_begin(f, &pkt);
+}
+
+/* Sends @skb again, the hook letting it pass. BH off. */
+static void notrace pf_tx_send(struct sk_buff *skb,
+			       const struct pf_hold_ctx *ctx)
+{
+	this_cpu_write(pf_tx_again, skb);
+	if (ctx->family == PF_FAMILY_IPV4)
+		ip_local_out(ctx->net, ctx->sk, skb);
+#if IS_ENABLED(CONFIG_IPV6)
+	else
+		ip6_local_out(ctx->net, ctx->sk, skb);
+#endif
+	this_cpu_write(pf_tx_again, NULL);
+}
+
 static unsigned int notrace pf_tx_hook(void *priv, struct sk_buff *skb,
 				       const struct nf_hook_state *state)
 {
-	u8 family = state->pf == NFPROTO_IPV4 ? PF_FAMILY_IPV4 : PF_FAMILY_IPV6;
-	struct net_device *out = state->out;
+	struct pf_hold_ctx ctx = {
+		.dev = state->out,
+		.net = state->net,
+		.sk = state->sk,
+		.family = state->pf == NFPROTO_IPV4 ? PF_FAMILY_IPV4 :
+						      PF_FAMILY_IPV6,
+	};
 	struct pf_filter *f;
-	struct pf_pkt pkt;
-	bool traced;
+	enum pf_verdict v;
 
 	/*
 	 * Our own send, or one from inside a graph (a reply sent from a
@@ -58,38 +104,40 @@ static unsigned int notrace pf_tx_hook(void *priv, struct sk_buff *skb,
 	f = pf_stage_filter(PKTFILT_STAGE_TX);
 	if (!f || irqs_disabled())
 		return NF_ACCEPT;
-	pkt.id = 0;
-	pkt.matched = false;
-	if (unlikely(atomic_read(&pf_follow_n)))
-		pkt.id = pf_follow_find(skb, family, f->id, PKTFILT_STAGE_TX,
-					state->net->ns.inum);
-	if (!pkt.id && pf_ip_quick_reject(f, skb, family))
-		return NF_ACCEPT;
-	if (!pf_key_from_ip(skb, family, out ? out->ifindex : 0, state->net,
-			    &pkt.key, &pkt.fp))
-		return NF_ACCEPT;
-	pkt.skb = skb;
-	pkt.stage = PKTFILT_STAGE_TX;
-	pkt.root = family == PF_FAMILY_IPV4 ? PF_ROOT_IP_OUT : PF_ROOT_IP6_OUT;
 
 	/* Task context too (sendmsg): no preemption or softirq inside. */
 	local_bh_disable();
-	traced = pf_begin(f, &pkt);
-	if (!traced) {
+	v = pf_tx_decide(f, skb, &ctx);
+	if (v == PF_PASS) {
 		local_bh_enable();
 		return NF_ACCEPT;
 	}
-	this_cpu_write(pf_tx_again, skb);
-	if (family == PF_FAMILY_IPV4)
-		ip_local_out(state->net, state->sk, skb);
-#if IS_ENABLED(CONFIG_IPV6)
-	else
-		ip6_local_out(state->net, state->sk, skb);
-#endif
-	this_cpu_write(pf_tx_again, NULL);
-	pf_rcv_end();
+	/* Held (hold.c): sent when it is replayed; else sent now, traced. */
+	if (v == PF_TRACE) {
+		pf_tx_send(skb, &ctx);
+		pf_rcv_end();
+	}
 	local_bh_enable();
 	return NF_STOLEN;
+}
+
+/*
+ * A packet the hook held, replayed (hold.c: BH off, RCU): traced if it
+ * is to be, and sent on as the hook sends a packet it traces.
+ */
+void notrace pf_tx_replay(struct sk_buff *skb, const struct pf_hold_ctx *ctx)
+{
+	struct pf_filter *f = pf_stage_filter(PKTFILT_STAGE_TX);
+	enum pf_verdict v = PF_PASS;
+
+	if (f)
+		v = pf_tx_decide(f, skb, ctx);
+	/* Held anew (not expected: the replay's mark decides): hold.c's. */
+	if (v == PF_HOLD)
+		return;
+	pf_tx_send(skb, ctx);
+	if (v == PF_TRACE)
+		pf_rcv_end();
 }
 
 static const struct nf_hook_ops pf_tx_ops[] = {

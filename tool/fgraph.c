@@ -1016,7 +1016,7 @@ static struct pf_packet *packet_new(const struct pf_line *l, bool *bad)
 	const char *t = l->text + sizeof(tag) - 1;
 	size_t n = l->text_len - (sizeof(tag) - 1);
 	struct pf_packet *pkt;
-	uint64_t seq, cpu, sport, dport, ifindex, netns, id;
+	uint64_t seq, cpu, sport, dport, ifindex, netns, id, held = 0;
 	char buf[32];
 
 	*bad = !event_number(t, n, "seq", UINT64_MAX, false, &seq) ||
@@ -1025,7 +1025,8 @@ static struct pf_packet *packet_new(const struct pf_line *l, bool *bad)
 	       !event_number(t, n, "sport", 65535, false, &sport) ||
 	       !event_number(t, n, "dport", 65535, false, &dport) ||
 	       !event_number(t, n, "ifindex", INT32_MAX, true, &ifindex) ||
-	       !event_number(t, n, "netns", UINT32_MAX, false, &netns);
+	       !event_number(t, n, "netns", UINT32_MAX, false, &netns) ||
+	       !event_number(t, n, "held_ns", UINT64_MAX, false, &held);
 	if (*bad)
 		return NULL;
 	pkt = calloc(1, sizeof(*pkt));
@@ -1042,6 +1043,7 @@ static struct pf_packet *packet_new(const struct pf_line *l, bool *bad)
 	pkt->dport = (unsigned int)dport;
 	pkt->ifindex = (int)(int64_t)ifindex;
 	pkt->netns = (unsigned long)netns;
+	pkt->held_ns = held;	/* version 3, lazy filters */
 	/* Version 2: the stage, the packet's id, the graph's root. */
 	if (!event_field(t, n, "stage", pkt->stage, sizeof(pkt->stage)))
 		memcpy(pkt->stage, "l4", 3);

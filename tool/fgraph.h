@@ -91,6 +91,7 @@ struct pf_packet {
 	unsigned int sport, dport;	/* 0 for ICMP */
 	int ifindex;
 	unsigned long netns;	/* inode */
+	uint64_t held_ns;	/* held by a lazy filter before it (held_ns=) */
 
 	/* From the first pktfilt_free event of its id, if any. */
 	enum pf_fate fate;

@@ -78,7 +78,25 @@ static const char help_set[] =
 "        --at STAGE[,STAGE]...\n"
 "            Where on its way through the kernel a matching packet is\n"
 "            traced (see STAGES). Default: l4 for set (what pktfilt 1\n"
-"            did, so that its recipes keep working), rx for trace.\n";
+"            did, so that its recipes keep working), rx for trace.\n"
+"\n"
+"        --lazy [--hold SEC]\n"
+"            Hold the first matching packet at its stage's hook instead\n"
+"            of tracing it, until 'pktfilt ready' says that the scope is\n"
+"            in set_ftrace_filter: set cannot patch for you, so the\n"
+"            recipe is: set_ftrace_filter names one function that is\n"
+"            never called (pktfilt_anchor [pktfilt]) while waiting;\n"
+"            'pktfilt show' says \"lazy: holding\"; write your scope to\n"
+"            set_ftrace_filter, then 'pktfilt ready', and the held\n"
+"            packets are traced. A packet held SEC seconds (1 to 60,\n"
+"            default 5) goes on untraced. pktfilt trace does all this\n"
+"            by itself.\n";
+
+static const char help_ready[] =
+"    pktfilt ready\n"
+"        For a filter armed with 'pktfilt set --lazy': the scope is in\n"
+"        set_ftrace_filter now; the held packets are replayed, traced,\n"
+"        and later ones are traced at once.\n";
 
 static const char help_show[] =
 "    pktfilt show\n"
@@ -91,6 +109,9 @@ static const char help_show[] =
 "            at           its stages (see STAGES), as --at takes them;\n"
 "                         l4 for a module of version 1\n"
 "            remaining    packets still to trace, or unlimited\n"
+"            lazy         a lazy filter's (trace's, set --lazy): waiting\n"
+"                         (nothing patched), holding (packets held while\n"
+"                         the scope is patched) or armed\n"
 "            last disarm  why the previous filter was disarmed\n"
 "        and the counters, which run from module load:\n"
 "            seen         packets that went through pktfilt's hooks\n"
@@ -104,6 +125,13 @@ static const char help_show[] =
 "            followed     graphs of packets followed from an earlier stage\n"
 "            dropped      traced packets freed with a drop reason\n"
 "                         (the last two from version 2 modules only)\n"
+"            held         matching packets a lazy filter held\n"
+"            hold expired held packets that went on untraced: the bound\n"
+"                         (--hold) passed, or the filter was disarmed\n"
+"            hold flushed held packets dropped: their device went down\n"
+"                         or away\n"
+"            hold full    matching packets not held: 256 were held\n"
+"                         (the last four from version 3 modules only)\n"
 "        and, if there is one, a problem of the module's: a tracefs\n"
 "        handler it cannot watch on this kernel (it then refuses to\n"
 "        arm), or a protocol slot another module took over (it then\n"
@@ -338,6 +366,14 @@ static const char examples_show[] =
 "    See what is armed and what it did:\n"
 "        pktfilt show\n";
 
+static const char examples_ready[] =
+"    Wait with nothing patched, then trace the held packet:\n"
+"        pktfilt set --lazy --proto udp --dport 53\n"
+"        echo pktfilt_anchor > /sys/kernel/tracing/set_ftrace_filter\n"
+"        # pktfilt show says \"lazy: holding\": then\n"
+"        echo 'udp_*' > /sys/kernel/tracing/set_ftrace_filter\n"
+"        pktfilt ready\n";
+
 static const char examples_clear[] =
 "    Disarm:\n"
 "        pktfilt clear\n";
@@ -345,6 +381,7 @@ static const char examples_clear[] =
 static int cmd_set(const struct pf_cmd *cmd, int argc, char **argv);
 static int cmd_show(const struct pf_cmd *cmd, int argc, char **argv);
 static int cmd_clear(const struct pf_cmd *cmd, int argc, char **argv);
+static int cmd_ready(const struct pf_cmd *cmd, int argc, char **argv);
 
 static const struct pf_cmd pf_cmds[] = {
 	{ "set",   cmd_set,   PKTFILT_CMD_SET,
@@ -354,6 +391,8 @@ static const struct pf_cmd pf_cmds[] = {
 	  "pktfilt show", help_show, examples_show },
 	{ "clear", cmd_clear, PKTFILT_CMD_CLEAR,
 	  "pktfilt clear", help_clear, examples_clear },
+	{ "ready", cmd_ready, PKTFILT_CMD_READY,
+	  "pktfilt ready", help_ready, examples_ready },
 	{ "report", pf_report_run, PKTFILT_CMD_UNSPEC,
 	  pf_report_synopsis, pf_report_help, pf_report_examples },
 	{ "trace", pf_trace_run, PKTFILT_CMD_SET,
@@ -547,14 +586,57 @@ static int no_arguments(int argc, char **argv)
 	return usage_error("unexpected argument '%s'", argv[0]);
 }
 
+/* set's own options, --lazy and --hold SEC, taken out of @argv. */
+static int take_lazy(int *argc, char **argv, bool *lazy, unsigned long *hold)
+{
+	const char *val;
+	int i, o = 0, n = *argc;
+
+	*lazy = false;
+	*hold = 0;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(argv[i], "--lazy")) {
+			*lazy = true;
+			continue;
+		}
+		val = NULL;
+		if (!strcmp(argv[i], "--hold")) {
+			if (i + 1 >= n)
+				return usage_error("%s", "--hold: missing value");
+			val = argv[++i];
+		} else if (!strncmp(argv[i], "--hold=", 7)) {
+			val = argv[i] + 7;
+		}
+		if (val) {
+			if (pf_parse_decimal(val, 60, hold) || !*hold)
+				return usage_error("--hold %s: a number of seconds, 1 to 60",
+						   val);
+			continue;
+		}
+		argv[o++] = argv[i];
+	}
+	*argc = o;
+	if (*hold && !*lazy)
+		return usage_error("%s", "--hold is for --lazy");
+	return EXIT_OK;
+}
+
 static int cmd_set(const struct pf_cmd *cmd, int argc, char **argv)
 {
 	struct pf_filter filter;
 	char err[PF_EXPR_MAX + 512];
+	unsigned long hold;
+	bool lazy;
+	int ret = take_lazy(&argc, argv, &lazy, &hold);
 
+	if (ret)
+		return ret;
 	switch (pf_parse_filter(argc, argv, &filter, &pf_system_resolver, err,
 				sizeof(err))) {
 	case PF_PARSE_OK:
+		if (lazy)
+			filter.flags |= PKTFILT_F_LAZY;
+		filter.hold_ms = (__u32)(hold * 1000);
 		return request(cmd, &filter, NULL, NULL);
 	case PF_PARSE_SYNTAX:
 		return usage_error("%s", err);
@@ -594,6 +676,42 @@ static int cmd_clear(const struct pf_cmd *cmd, int argc, char **argv)
 	int ret = no_arguments(argc, argv);
 
 	return ret ? ret : request(cmd, NULL, NULL, NULL);
+}
+
+/* READY for the armed lazy filter: its id from a GET first. */
+static int cmd_ready(const struct pf_cmd *cmd, int argc, char **argv)
+{
+	struct pf_cmd get = *cmd;
+	struct pf_status st;
+	struct nl_msg *msg;
+	struct pf_nl *nl;
+	int ret = no_arguments(argc, argv), err;
+
+	if (ret)
+		return ret;
+	memset(&st, 0, sizeof(st));
+	get.nl_cmd = PKTFILT_CMD_GET;
+	ret = request(&get, NULL, pf_show_decode, &st);
+	if (ret)
+		return ret;
+	if (!st.has_id || st.state != PKTFILT_STATE_ARMED) {
+		fprintf(stderr, "pktfilt: ready: no filter is armed\n");
+		return EXIT_RUNTIME;
+	}
+	ret = open_nl(&nl);
+	if (ret)
+		return ret;
+	msg = pf_nl_msg(nl, PKTFILT_CMD_READY);
+	if (!msg || nla_put_u32(msg, PKTFILT_A_FILTER_ID, st.id)) {
+		fprintf(stderr, "pktfilt: ready: cannot build the request\n");
+		nlmsg_free(msg);
+		pf_nl_close(nl);
+		return EXIT_RUNTIME;
+	}
+	err = pf_nl_request(nl, msg, NULL, NULL);
+	ret = err ? kernel_error(cmd, nl, err) : EXIT_OK;
+	pf_nl_close(nl);
+	return ret;
 }
 
 static int is_help(const char *arg)

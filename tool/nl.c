@@ -73,6 +73,10 @@ static const struct nla_policy pf_nl_policy[PKTFILT_A_MAX + 1] = {
 	[PKTFILT_A_EXPR]	= { .type = NLA_STRING },
 	[PKTFILT_A_STAGE]	= { .type = NLA_U8 },
 	[PKTFILT_A_PACKET_ID]	= { .type = NLA_U64 },
+	[PKTFILT_A_HOLD_MS]	= { .type = NLA_U32 },
+	[PKTFILT_A_LAZY]	= { .type = NLA_U8 },
+	[PKTFILT_A_HELD]	= { .type = NLA_U32 },
+	[PKTFILT_A_HELD_NS]	= { .type = NLA_U64 },
 };
 
 /* libnl's NLE_* codes carry no errno; keep the ones worth telling apart. */
@@ -354,6 +358,8 @@ int pf_nl_put_filter(struct nl_msg *msg, const struct pf_filter *f)
 	/* Always explicit: the default is the module's, not ours. */
 	if (nla_put_u32(msg, PKTFILT_A_COUNT, f->count))
 		return -EMSGSIZE;
+	if (f->hold_ms && nla_put_u32(msg, PKTFILT_A_HOLD_MS, f->hold_ms))
+		return -EMSGSIZE;
 	if (f->flags && nla_put_u32(msg, PKTFILT_A_FLAGS, f->flags))
 		return -EMSGSIZE;
 	/* 0 only for a version 1 module, which knows no such attribute. */
@@ -476,7 +482,8 @@ int pf_nl_parse_event(struct nl_msg *msg, struct nlattr **tb)
 	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0))
 		return -EBADMSG;
 	gh = nlmsg_data(nlh);
-	if (gh->cmd != PKTFILT_CMD_PACKET)
+	/* HELD (version 3) too: no SEQ, a FILTER_ID and HELD. */
+	if (gh->cmd != PKTFILT_CMD_PACKET && gh->cmd != PKTFILT_CMD_HELD)
 		return -EBADMSG;
 	return pf_nl_parse(msg, tb);
 }

@@ -22,6 +22,7 @@ struct pf_filter {
 	struct pf_spec spec;
 	__u32 count;		/* packets to trace, 0 = no limit */
 	__u32 flags;		/* PKTFILT_F_*: never set by "set" itself */
+	__u32 hold_ms;		/* PKTFILT_F_LAZY: the hold's bound, 0: default */
 	/*
 	 * Bits 1 << PKTFILT_STAGE_* (--at), 0 if --at was not given: then
 	 * pf_stages_compat() makes it the command's default

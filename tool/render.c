@@ -104,6 +104,11 @@ static void text_packet(FILE *out, const struct pf_packet *pkt)
 	print_packet_name(out, pkt);
 	fputs(": ", out);
 	print_tuple(out, pkt);
+	if (pkt->held_ns) {
+		/* Held by a lazy filter while its scope was patched. */
+		fputs(" held ", out);
+		print_us(out, pkt->held_ns);
+	}
 	if (!pkt->complete)
 		fprintf(out, " [INCOMPLETE: %s]",
 			pf_incomplete_str(pkt->incomplete, why, sizeof(why)));
@@ -413,6 +418,8 @@ static void json_packet(FILE *out, const struct pf_packet *pkt,
 	ob_int(b, pkt->ifindex);
 	ob_lit(b, ",\"netns\":");
 	ob_u64(b, pkt->netns, false);
+	ob_lit(b, ",\"held_ns\":");
+	ob_u64(b, pkt->held_ns, false);
 	switch (pkt->fate) {
 	case PF_FATE_CONSUMED:
 		ob_lit(b, ",\"fate\":\"consumed\",\"drop\":null");

@@ -21,6 +21,10 @@ static const struct nla_policy pf_stat_policy[PKTFILT_STAT_MAX + 1] = {
 	[PKTFILT_STAT_GATE_MISSED]	= { .type = NLA_U64 },
 	[PKTFILT_STAT_FOLLOWED]		= { .type = NLA_U64 },
 	[PKTFILT_STAT_DROPPED]		= { .type = NLA_U64 },
+	[PKTFILT_STAT_HELD]		= { .type = NLA_U64 },
+	[PKTFILT_STAT_HOLD_EXPIRED]	= { .type = NLA_U64 },
+	[PKTFILT_STAT_HOLD_FLUSHED]	= { .type = NLA_U64 },
+	[PKTFILT_STAT_HOLD_FULL]	= { .type = NLA_U64 },
 };
 
 static const char *const pf_stat_names[PKTFILT_STAT_MAX + 1] = {
@@ -32,6 +36,10 @@ static const char *const pf_stat_names[PKTFILT_STAT_MAX + 1] = {
 	[PKTFILT_STAT_GATE_MISSED]	= "gate missed",
 	[PKTFILT_STAT_FOLLOWED]		= "followed",
 	[PKTFILT_STAT_DROPPED]		= "dropped",
+	[PKTFILT_STAT_HELD]		= "held",
+	[PKTFILT_STAT_HOLD_EXPIRED]	= "hold expired",
+	[PKTFILT_STAT_HOLD_FLUSHED]	= "hold flushed",
+	[PKTFILT_STAT_HOLD_FULL]	= "hold full",
 };
 
 static int pf_show_decode_stats(struct nlattr *nest, struct pf_status *st)
@@ -73,6 +81,14 @@ int pf_show_decode(struct nlattr **tb, void *arg)
 		st->has_id = 1;
 		st->id = nla_get_u32(tb[PKTFILT_A_FILTER_ID]);
 	}
+	if (tb[PKTFILT_A_LAZY]) {
+		st->has_lazy = 1;
+		st->lazy = nla_get_u8(tb[PKTFILT_A_LAZY]);
+	}
+	if (tb[PKTFILT_A_HOLD_MS])
+		st->hold_ms = nla_get_u32(tb[PKTFILT_A_HOLD_MS]);
+	if (tb[PKTFILT_A_HELD])
+		st->held = nla_get_u32(tb[PKTFILT_A_HELD]);
 	if (tb[PKTFILT_A_REASON])
 		nla_strlcpy(st->reason, tb[PKTFILT_A_REASON],
 			    sizeof(st->reason));
@@ -124,6 +140,20 @@ static void pf_show_filter(FILE *out, const struct pf_status *st,
 		fprintf(out, "remaining:   %u\n", st->remaining);
 	else if (armed && !st->filter.count)
 		fprintf(out, "remaining:   unlimited\n");
+	if (!armed || !st->has_lazy)
+		return;
+	/* A lazy filter (pktfilt trace): where it is. */
+	if (st->lazy == PKTFILT_LAZY_WAITING)
+		fprintf(out, "lazy:        waiting (nothing patched; a matching packet is held up to %u ms)\n",
+			st->hold_ms);
+	else if (st->lazy == PKTFILT_LAZY_HOLDING)
+		fprintf(out, "lazy:        holding (%u packet%s, the scope being patched)\n",
+			st->held, st->held == 1 ? "" : "s");
+	else if (st->lazy == PKTFILT_LAZY_ARMED)
+		fprintf(out, "lazy:        armed (the scope patched)\n");
+	else
+		fprintf(out, "lazy:        %u (unknown to this pktfilt)\n",
+			st->lazy);
 }
 
 void pf_show_print(FILE *out, const struct pf_status *st,

@@ -22,6 +22,10 @@ struct pf_status {
 	__u32 remaining;
 	int has_id;
 	__u32 id;
+	int has_lazy;		/* a lazy filter's (version 3) */
+	__u8 lazy;		/* enum pktfilt_lazy */
+	__u32 hold_ms;		/* its hold's bound */
+	__u32 held;		/* packets held now */
 	char reason[128];	/* empty: none given */
 	char problem[512];	/* empty: none given */
 	int filter_hidden;	/* a STATS reply: the caller may not read it */

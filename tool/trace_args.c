@@ -11,6 +11,9 @@
 #include "trace_run.h"
 
 #define PF_MAX_TIMEOUT		(365UL * 24 * 3600)
+/* --hold: the module's bound is 60 s (PF_HOLD_MS_MAX). */
+#define PF_DEFAULT_HOLD		5
+#define PF_MAX_HOLD		60
 
 static int trace_usage(const char *fmt, const char *arg)
 {
@@ -96,7 +99,7 @@ static int split_globs(struct trace_opts *o)
 
 int trace_parse_args(int argc, char **argv, struct trace_opts *o)
 {
-	const char *timeout = NULL;
+	const char *timeout = NULL, *hold = NULL;
 	struct pf_parser p;
 	enum pf_parse_status st;
 	unsigned long v;
@@ -126,6 +129,8 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o)
 		}
 		r = take_opt("--timeout", NULL, end, argv, &i, &timeout);
 		if (!r)
+			r = take_opt("--hold", NULL, end, argv, &i, &hold);
+		if (!r)
 			r = take_opt("--format", NULL, end, argv, &i, &o->format);
 		if (!r)
 			r = take_opt("--output", "-o", end, argv, &i, &o->output);
@@ -141,6 +146,11 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o)
 		if (r > 1)
 			return r;
 		if (r == 1) {
+			i++;
+			continue;
+		}
+		if (!strcmp(argv[i], "--eager")) {
+			o->eager = true;
 			i++;
 			continue;
 		}
@@ -173,6 +183,15 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o)
 			return trace_usage("--timeout %s: a number of seconds, 0 for no limit",
 					   timeout);
 		o->timeout = v;
+	}
+	o->hold = PF_DEFAULT_HOLD;
+	if (hold) {
+		if (pf_parse_decimal(hold, PF_MAX_HOLD, &v) || !v)
+			return trace_usage("--hold %s: a number of seconds, 1 to 60",
+					   hold);
+		if (o->eager)
+			return trace_usage("%s", "--hold is for the lazy default: --eager holds no packet");
+		o->hold = v;
 	}
 	if (!o->format)
 		o->format = "text";

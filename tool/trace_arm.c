@@ -62,6 +62,73 @@ static long idle_pid(void)
 	return pid_max();
 }
 
+/*
+ * tracefs's configuration for this run: the roots into @roots (@nroots
+ * at most), the scope, lazy unless --eager (and the module knows it).
+ */
+void trace_tfs_config(struct trace_run *r, struct pf_tfs_config *c,
+		      const char **roots, size_t nroots)
+{
+	memset(c, 0, sizeof(*c));
+	c->idle_pid = (pid_t)idle_pid();
+	c->nroots = pf_trace_roots(&r->o.filter.spec, r->o.filter.stages,
+				   roots, nroots);
+	c->roots = roots;
+	if (r->o.functions) {
+		c->globs = (const char *const *)r->o.globs;
+		c->nglobs = r->o.nglobs;
+	} else if (!r->o.all_functions) {
+		c->globs = pf_trace_default_scope;
+		while (c->globs[c->nglobs])
+			c->nglobs++;
+		c->globs_optional = true;
+	}
+	c->lazy = !r->o.eager && r->version >= 3;
+}
+
+/*
+ * The module holds a packet (HELD): the scope patched in one write, then
+ * READY, and the module replays it traced. Once per run.
+ */
+int trace_arm_scope(struct trace_run *r)
+{
+	struct pf_tfs_config c;
+	const char *roots[16];
+	struct nl_msg *msg;
+	int err;
+
+	if (!r->lazy || r->tfs.scope_on)
+		return 0;
+	err = pf_tracefs_scope(&r->tfs, true);
+	if (err == -ESTALE) {
+		trace_tfs_config(r, &c, roots, 16);
+		err = pf_tracefs_scope_by_name(&r->tfs, &c);
+	}
+	if (err) {
+		fprintf(stderr, "pktfilt: trace: patching the scope: %s\n",
+			r->tfs.err);
+		return -1;
+	}
+	trace_times_step("scope patched");
+	if (r->held_at && trace_now_ms() - r->held_at > (long long)r->o.hold * 1000)
+		fprintf(stderr,
+			"pktfilt: trace: note: patching the scope took longer than --hold %lu s: the held packet went on untraced; the next is traced\n",
+			r->o.hold);
+	msg = pf_nl_msg(r->nl, PKTFILT_CMD_READY);
+	if (!msg || nla_put_u32(msg, PKTFILT_A_FILTER_ID, r->filter_id)) {
+		nlmsg_free(msg);
+		fprintf(stderr, "pktfilt: trace: cannot build the request\n");
+		return -1;
+	}
+	err = pf_nl_request(r->nl, msg, NULL, NULL);
+	if (err) {
+		trace_kernel_error(r, "replaying the held packet", err);
+		return -1;
+	}
+	trace_times_step("held packets replayed");
+	return 0;
+}
+
 /* Steps 2 and 3: tracefs, then the filter. */
 int trace_arm(struct trace_run *r)
 {
@@ -78,19 +145,7 @@ int trace_arm(struct trace_run *r)
 	}
 	r->tfs_open = true;
 
-	c.idle_pid = (pid_t)idle_pid();
-	c.nroots = pf_trace_roots(&r->o.filter.spec, r->o.filter.stages, roots,
-				  16);
-	c.roots = roots;
-	if (r->o.functions) {
-		c.globs = (const char *const *)r->o.globs;
-		c.nglobs = r->o.nglobs;
-	} else if (!r->o.all_functions) {
-		c.globs = pf_trace_default_scope;
-		while (c.globs[c.nglobs])
-			c.nglobs++;
-		c.globs_optional = true;
-	}
+	trace_tfs_config(r, &c, roots, 16);
 	/* The functions are looked for while the settings are read. */
 	err = pf_tracefs_prefetch(&r->tfs, &c);
 	if (!err)
@@ -114,10 +169,16 @@ int trace_arm(struct trace_run *r)
 		fprintf(stderr, "pktfilt: trace: %s\n", r->tfs.err);
 		return EXIT_RUNTIME;
 	}
-	trace_times_step(!r->tfs.by_index ? "tracefs set up" :
+	trace_times_step(!r->tfs.by_index ?
+			 (r->tfs.lazy ? "tracefs set up (lazy: the anchor alone)" :
+			  "tracefs set up") :
 			 r->tfs.by_kept_copy ?
-			 "tracefs set up (functions by number, kept list)" :
-			 "tracefs set up (functions by number)");
+			 (r->tfs.lazy ?
+			  "tracefs set up (functions by number, kept list; lazy: the anchor alone)" :
+			  "tracefs set up (functions by number, kept list)") :
+			 (r->tfs.lazy ?
+			  "tracefs set up (functions by number; lazy: the anchor alone)" :
+			  "tracefs set up (functions by number)"));
 	if (r->tfs.note[0])
 		fprintf(stderr,
 			"pktfilt: trace: note: ftrace cannot trace %s: such packets are not graphed\n",
@@ -131,6 +192,14 @@ int trace_arm(struct trace_run *r)
 	trace_times_step("function_graph started");
 
 	r->o.filter.flags = PKTFILT_F_OWNED | PKTFILT_F_EXCLUSIVE;
+	r->lazy = r->tfs.lazy;
+	if (r->lazy) {
+		r->o.filter.flags |= PKTFILT_F_LAZY;
+		r->o.filter.hold_ms = (__u32)(r->o.hold * 1000);
+	} else if (c.lazy && !r->o.eager) {
+		fprintf(stderr,
+			"pktfilt: trace: note: the scope is patched in advance (pktfilt.ko's anchor function is not traceable here): waiting slows every call of it\n");
+	}
 	msg = pf_nl_msg(r->nl, PKTFILT_CMD_SET);
 	if (!msg || pf_nl_put_filter(msg, &r->o.filter)) {
 		nlmsg_free(msg);

@@ -33,6 +33,8 @@ struct trace_opts {
 	const char *html;
 	const char *functions;
 	bool all_functions;
+	bool eager;			/* --eager: the scope patched in advance */
+	unsigned long hold;		/* --hold, s: a held packet's bound */
 	bool quiet;			/* -q: no ready line */
 	char **globs;
 	size_t nglobs;
@@ -78,6 +80,9 @@ struct trace_run {
 	int signo;
 	long long deadline;		/* of --timeout, in trace_now_ms(); -1: none */
 	bool waited;			/* trace_wait_packets() ran */
+	bool lazy;			/* the filter is lazy (tfs.lazy) */
+	bool held;			/* the module said HELD: patch the scope */
+	long long held_at;		/* trace_now_ms() of that HELD */
 	FILE *saved;			/* the trace as read: a temporary file */
 };
 
@@ -110,6 +115,9 @@ void trace_kernel_error(struct trace_run *r, const char *what, int err);
 int trace_parse_args(int argc, char **argv, struct trace_opts *o);
 
 /* trace_arm.c */
+void trace_tfs_config(struct trace_run *r, struct pf_tfs_config *c,
+		      const char **roots, size_t nroots);
+int trace_arm_scope(struct trace_run *r);
 int trace_arm(struct trace_run *r);
 
 /* trace_wait.c */

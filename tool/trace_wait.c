@@ -76,6 +76,17 @@ int trace_on_packet(struct nlattr **tb, void *arg)
 	struct trace_run *r = arg;
 	int err;
 
+	/* HELD: our lazy filter holds a packet; the scope is patched next. */
+	if (!tb[PKTFILT_A_SEQ] && tb[PKTFILT_A_HELD]) {
+		if (tb[PKTFILT_A_FILTER_ID] &&
+		    nla_get_u32(tb[PKTFILT_A_FILTER_ID]) == r->filter_id &&
+		    !r->held) {
+			r->held = true;
+			r->held_at = trace_now_ms();
+		}
+		return 0;
+	}
+
 	if (r->nseen == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 16;
 		uint64_t *n = realloc(r->seqs, cap * sizeof(*n));
@@ -108,6 +119,12 @@ int trace_check_module(struct trace_run *r)
 	    st.id == r->filter_id) {
 		if (r->o.filter.count && st.has_remaining && !st.remaining)
 			r->module_done = true;
+		/* A HELD notification lost to a full socket. */
+		if (r->lazy && st.has_lazy && st.lazy == PKTFILT_LAZY_HOLDING &&
+		    !r->held) {
+			r->held = true;
+			r->held_at = trace_now_ms();
+		}
 		return 0;
 	}
 	if (r->o.filter.count && st.state == PKTFILT_STATE_IDLE &&
@@ -221,6 +238,10 @@ int trace_wait_packets(struct trace_run *r)
 				r->signo = sig;
 				return 0;
 			}
+		}
+		if (r->held && !r->tfs.scope_on && trace_arm_scope(r)) {
+			r->end = END_ERROR;
+			return -1;
 		}
 		if (r->child && r->child_done && linger < 0)
 			linger = trace_now_ms() + PF_LINGER_MS;

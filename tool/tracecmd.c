@@ -215,6 +215,9 @@ static void tell_ready(const struct trace_run *r)
 	else
 		snprintf(scope, sizeof(scope), "%s",
 			 r->o.functions ? "--functions" : "default scope");
+	if (r->lazy)
+		snprintf(scope + strlen(scope), sizeof(scope) - strlen(scope),
+			 ", patched when a packet matches");
 	if (count)
 		snprintf(wait, sizeof(wait), "waiting for %u packet%s", count,
 			 count == 1 ? "" : "s");

@@ -814,6 +814,44 @@ out:
 	return err;
 }
 
+/*
+ * Lazy: set_ftrace_filter names the anchor alone (pktfilt.ko's, never
+ * called), by its number if known, else by its name (one match of every
+ * function's name). Checked by reading the filter back.
+ */
+static int write_anchor(struct pf_tracefs *t)
+{
+	char *name = PF_TFS_ANCHOR;
+	char *got;
+	size_t len, n;
+	int err;
+
+	if (t->anchor[0])
+		err = tfs_write_entries(t, "set_ftrace_filter", t->anchor,
+					strlen(t->anchor), NULL, 0, NULL);
+	else
+		err = tfs_write_entries(t, "set_ftrace_filter", NULL, 0,
+					&name, 1, NULL);
+	if (err)
+		return err;
+	err = tfs_filter_functions(t, &got, &len, &n);
+	if (err)
+		return err;
+	err = len == sizeof(PF_TFS_ANCHOR_LINE) &&
+	      !memcmp(got, PF_TFS_ANCHOR_LINE "\n", len) ? 0 : -ENOENT;
+	free(got);
+	return err;
+}
+
+static void scope_free(struct pf_tracefs *t)
+{
+	free(t->scope_nums);
+	free(t->scope_want);
+	t->scope_nums = t->scope_want = NULL;
+	t->scope_nums_len = t->scope_want_len = 0;
+	t->lazy = t->scope_all = t->scope_on = false;
+}
+
 static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c,
 			struct pf_tfs_match *m)
 {
@@ -824,6 +862,17 @@ static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c,
 	t->nfuncs = 0;
 	t->by_index = false;
 	t->by_kept_copy = false;
+	scope_free(t);
+	if (!c->nglobs && c->lazy) {
+		/* All functions, later: an empty filter then. */
+		err = touch(t, "set_ftrace_filter", NULL);
+		if (!err && !write_anchor(t)) {
+			t->lazy = t->scope_all = true;
+			return 0;
+		}
+		if (err)
+			return err;
+	}
 	if (!c->nglobs) {
 		/* All functions: write only if it names some now. */
 		return clear_list(t, "set_ftrace_filter");
@@ -833,12 +882,78 @@ static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c,
 		return err;
 	if (m) {
 		err = tfs_filter_by_index(t, c, m);
-		if (err <= 0)
+		if (err < 0)
 			return err;
+		if (!err && c->lazy && t->scope_nums) {
+			/* Written and checked with the tracer nop: now the anchor. */
+			if (!write_anchor(t)) {
+				t->lazy = true;
+				return 0;
+			}
+			/* No anchor (an older module): patched in advance. */
+			err = tfs_write_entries(t, "set_ftrace_filter",
+						t->scope_nums, t->scope_nums_len,
+						NULL, 0, NULL);
+			scope_free(t);
+			return err;
+		}
+		if (!err)
+			return 0;
 	}
 	err = filter_by_glob(t, c);
 	if (!err && !tfs_filter_functions(t, &got, &len, &t->nfuncs))
 		free(got);
+	return err;
+}
+
+/* Lazy, when the numbers changed: the scope by name (slow: ftrace matches). */
+int pf_tracefs_scope_by_name(struct pf_tracefs *t,
+			     const struct pf_tfs_config *c)
+{
+	int err;
+
+	if (!t->lazy)
+		return 0;
+	err = filter_by_glob(t, c);
+	if (!err)
+		t->scope_on = true;
+	return err;
+}
+
+/*
+ * Lazy: the scope written (@on) or the anchor alone again: one write and
+ * close, so one pass of ftrace's patching. The numbers were checked at
+ * setup; a module loaded or removed since shifts them, so they are
+ * checked again, and on a difference the scope is written by name.
+ */
+int pf_tracefs_scope(struct pf_tracefs *t, bool on)
+{
+	char *got = NULL;
+	size_t len, n;
+	int err;
+
+	if (!t->lazy || on == t->scope_on)
+		return 0;
+	if (!on) {
+		err = write_anchor(t);
+		if (!err)
+			t->scope_on = false;
+		return err;
+	}
+	if (t->scope_all)
+		return tfs_write_entries(t, "set_ftrace_filter", NULL, 0,
+					 NULL, 0, NULL) ?: (t->scope_on = true, 0);
+	err = tfs_write_entries(t, "set_ftrace_filter", t->scope_nums,
+				t->scope_nums_len, NULL, 0, NULL);
+	if (!err)
+		err = tfs_filter_functions(t, &got, &len, &n);
+	if (!err && (len != t->scope_want_len ||
+		     memcmp(got, t->scope_want, len)))
+		err = tfs_fail(t, -ESTALE,
+			       "set_ftrace_filter: the functions' numbers changed since the start (a module loaded or removed)");
+	free(got);
+	if (!err)
+		t->scope_on = true;
 	return err;
 }
 
@@ -1222,6 +1337,7 @@ void pf_tracefs_close(struct pf_tracefs *t)
 	tfs_avail_drop(t);
 	tfs_match_free(t->match);
 	t->match = NULL;
+	scope_free(t);
 	for (i = 0; i < t->nset; i++) {
 		free(t->set[i].rel);
 		free(t->set[i].saved);

@@ -119,6 +119,18 @@ struct pf_tracefs {
 	struct pf_tfs_avail *avail;	/* available_filter_functions, while
 					 * in use */
 	struct pf_tfs_match *match;	/* pf_tracefs_prefetch()'s */
+	/*
+	 * Lazy (pf_tfs_config.lazy): after setup, set_ftrace_filter holds
+	 * the anchor alone, and pf_tracefs_scope() writes the scope.
+	 */
+	bool lazy;
+	bool scope_all;		/* the scope is every function */
+	bool scope_on;		/* the scope is written now */
+	char *scope_nums;	/* the scope's numbers, as written */
+	size_t scope_nums_len;
+	char *scope_want;	/* set_ftrace_filter as they give it */
+	size_t scope_want_len;
+	char anchor[24];	/* the anchor's number, "" to write its name */
 };
 
 /* What pf_tracefs_setup() sets. */
@@ -130,7 +142,12 @@ struct pf_tfs_config {
 	size_t nglobs;
 	bool globs_optional;	/* a glob nothing matches is left out */
 	unsigned long buffer_kb;	/* at least this per CPU; 0: as is */
+	bool lazy;		/* the anchor alone, the scope written later */
 };
+
+/* The function set_ftrace_filter names alone while lazy (pktfilt.ko's). */
+#define PF_TFS_ANCHOR		"pktfilt_anchor"
+#define PF_TFS_ANCHOR_LINE	"pktfilt_anchor [pktfilt]"
 
 /* Return values beside 0 and -errno. */
 #define PF_TFS_EGLOB	(-10000)	/* a --functions glob was refused */
@@ -163,6 +180,9 @@ int pf_tracefs_prefetch(struct pf_tracefs *t, const struct pf_tfs_config *c);
 
 /* function_graph on, tracing on. */
 int pf_tracefs_start(struct pf_tracefs *t);
+int pf_tracefs_scope(struct pf_tracefs *t, bool on);
+int pf_tracefs_scope_by_name(struct pf_tracefs *t,
+			     const struct pf_tfs_config *c);
 /* tracing off. */
 int pf_tracefs_stop(struct pf_tracefs *t);
 

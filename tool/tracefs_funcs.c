@@ -922,17 +922,31 @@ int tfs_filter_by_index(struct pf_tracefs *t, const struct pf_tfs_config *c,
 		if (!err)
 			err = tfs_write_entries(t, "set_ftrace_filter", nb.buf,
 						nb.len, NULL, 0, NULL);
-		free(nb.buf);
 		if (!err)
 			err = tfs_filter_functions(t, &got, &glen, &gcount);
 		if (!err && glen == wlen && (!wlen || !memcmp(got, want, wlen))) {
 			free(got);
-			free(want);
 			t->nfuncs = gcount;
 			t->by_index = true;
 			t->by_kept_copy = a->cached;
+			if (c->lazy) {
+				/* Kept for pf_tracefs_scope(); the anchor's number. */
+				t->scope_nums = nb.buf;
+				t->scope_nums_len = nb.len;
+				t->scope_want = want;
+				t->scope_want_len = wlen;
+				t->anchor[0] = '\0';
+				for (k = 0; k < a->n; k++)
+					if (!strcmp(a->line[k], PF_TFS_ANCHOR_LINE))
+						snprintf(t->anchor, sizeof(t->anchor),
+							 "%zu", k + 1);
+				return 0;
+			}
+			free(nb.buf);
+			free(want);
 			return 0;
 		}
+		free(nb.buf);
 		free(got);
 		free(want);
 		if (err == -ENOMEM)

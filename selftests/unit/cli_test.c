@@ -680,7 +680,7 @@ TEST(at_and_module_version)
 
 	/* A newer module: a warning, and on. */
 	OK(&f, "--at", "rx");
-	EXPECT_EQ(PF_COMPAT_WARN, pf_stages_compat(&f, 3, PF_TRACE_DEFAULT_STAGES, msg, sizeof(msg)));
+	EXPECT_EQ(PF_COMPAT_WARN, pf_stages_compat(&f, PKTFILT_GENL_VERSION + 1, PF_TRACE_DEFAULT_STAGES, msg, sizeof(msg)));
 	EXPECT_EQ(1U << PKTFILT_STAGE_RX, f.stages);
 	EXPECT_NE(NULL, strstr(msg, "older than the module"));
 }

@@ -826,13 +826,13 @@ TEST(json_output)
 	ASSERT_NE(NULL, t);
 	s = render_str(pf_render_json, t);
 	ASSERT_NE(NULL, s);
-	EXPECT_STREQ("{\"seq\":1,\"stage\":\"l4\",\"id\":1,\"cpu\":1,\"proto\":\"udp\",\"saddr\":\"10.9.0.1\",\"daddr\":\"10.9.0.2\",\"sport\":4000,\"dport\":9000,\"ifindex\":2,\"netns\":4026532165,\"fate\":null,\"drop\":null,\"complete\":true,\"incomplete\":null,"
+	EXPECT_STREQ("{\"seq\":1,\"stage\":\"l4\",\"id\":1,\"cpu\":1,\"proto\":\"udp\",\"saddr\":\"10.9.0.1\",\"daddr\":\"10.9.0.2\",\"sport\":4000,\"dport\":9000,\"ifindex\":2,\"netns\":4026532165,\"held_ns\":0,\"fate\":null,\"drop\":null,\"complete\":true,\"incomplete\":null,"
 		     "\"graph\":{\"func\":\"udp_rcv\",\"duration_ns\":600000,\"children\":["
 		     "{\"func\":\"__udp4_lib_rcv\",\"duration_ns\":535443,\"children\":["
 		     "{\"func\":\"udp4_lib_lookup2\",\"duration_ns\":87835,\"children\":[]},"
 		     "{\"func\":\"udp4_lib_lookup2\",\"duration_ns\":7164,\"children\":[]}]}]},"
 		     "\"filter\":null}\n"
-		     "{\"seq\":2,\"stage\":\"l4\",\"id\":2,\"cpu\":0,\"proto\":\"icmpv6\",\"saddr\":\"fd00::1\",\"daddr\":\"fd00::2\",\"sport\":0,\"dport\":0,\"ifindex\":2,\"netns\":7,\"fate\":null,\"drop\":null,\"complete\":false,\"incomplete\":\"trace ends before the graph\","
+		     "{\"seq\":2,\"stage\":\"l4\",\"id\":2,\"cpu\":0,\"proto\":\"icmpv6\",\"saddr\":\"fd00::1\",\"daddr\":\"fd00::2\",\"sport\":0,\"dport\":0,\"ifindex\":2,\"netns\":7,\"held_ns\":0,\"fate\":null,\"drop\":null,\"complete\":false,\"incomplete\":\"trace ends before the graph\","
 		     "\"graph\":{\"func\":\"icmpv6_rcv\",\"duration_ns\":null,\"children\":[]},"
 		     "\"filter\":null}\n",
 		     s);
@@ -1199,7 +1199,7 @@ TEST(stages_fixture)
 	EXPECT_EQ(4, json_lines_ok(out));
 	EXPECT_TRUE(starts(out, "{\"seq\":1,\"stage\":\"tx\",\"id\":1,\"cpu\":0,"));
 	EXPECT_NE(NULL, strstr(out, "{\"seq\":2,\"stage\":\"rx\",\"id\":1,\"cpu\":1,"));
-	EXPECT_NE(NULL, strstr(out, "\"netns\":4026532165,\"fate\":\"dropped\",\"drop\":{\"reason\":\"NO_SOCKET\",\"func\":\"__udp4_lib_rcv\"},\"complete\":true,\"incomplete\":null,\"graph\":{\"func\":\"ip_rcv\""));
+	EXPECT_NE(NULL, strstr(out, "\"netns\":4026532165,\"held_ns\":0,\"fate\":\"dropped\",\"drop\":{\"reason\":\"NO_SOCKET\",\"func\":\"__udp4_lib_rcv\"},\"complete\":true,\"incomplete\":null,\"graph\":{\"func\":\"ip_rcv\""));
 	EXPECT_NE(NULL, strstr(out, "\"fate\":\"consumed\",\"drop\":null,"));
 	EXPECT_NE(NULL, strstr(out, "\"proto\":\"0x32\""));
 	EXPECT_NE(NULL, strstr(out, "\"fate\":null,\"drop\":null,"));

@@ -178,6 +178,46 @@ exact_cases() {
 	buffer_restore
 	trace_stop
 	rmmod pktfilt
+	exact_lazy_cases
+}
+
+# Lazy (pktfilt trace's default): --count N with senders on both vCPUs,
+# the first matching packet held while the scope is patched and those
+# that come meanwhile queued behind it: exactly N packets in the output,
+# each whole, and the module's traced counter N more.
+exact_lazy_cases() {
+	insmod $PKTFILT_KO
+	for n in ${EXACT_LAZY_COUNTS:-1 3 10}; do
+		reps=${EXACT_LAZY_REPS:-3} bad=0 r=1
+		while [ $r -le "$reps" ]; do
+			_t0=$(pf_stat traced)
+			pktfilt trace --at l4 --proto udp --daddr 10.9.0.2 --dport 9000 --count $n \
+				--format json -o /tmp/lazy.json -- sh -c "
+				for cpu in 0 1; do
+					ip netns exec a taskset -c \$cpu pfsend udp -q --src 10.9.0.1 \
+						--dst 10.9.0.2 --sport 400\$cpu --dport 9000 --count $((n + 20)) &
+				done
+				wait" > /dev/null 2> /tmp/lazy.err
+			_rc=$?
+			_pk=$(grep -c '^{"seq"' /tmp/lazy.json)
+			_whole=$(grep -c '"complete":true' /tmp/lazy.json)
+			_held=$(grep -c '"held_ns":[1-9]' /tmp/lazy.json)
+			_tr=$(($(pf_stat traced) - _t0))
+			if [ $_rc -ne 0 ] || [ "$_pk" -ne $n ] || [ "$_whole" -ne $n ] ||
+			   [ "$_tr" -ne $n ] || [ "$_held" -lt 1 ]; then
+				bad=$((bad + 1))
+				echo "# lazy --count $n #$r: rc=$_rc packets=$_pk whole=$_whole traced=$_tr held=$_held"
+				head -c 400 /tmp/lazy.err
+			fi
+			r=$((r + 1))
+		done
+		if [ $bad -eq 0 ]; then
+			ok "lazy --count $n, senders on both vCPUs: exactly $n whole graphs, the first held, $reps/$reps runs"
+		else
+			fail "lazy --count $n, senders on both vCPUs" "$bad of $reps runs off (see # lines)"
+		fi
+	done
+	rmmod pktfilt
 }
 
 # --- PREEMPT_RT: a handler preempted in the middle --------------------------

@@ -154,7 +154,12 @@ tr_format() {
 	shift
 	name="trace --format $fmt${1:+ $1}"
 	rm -f $TR/raw $TR/svg
-	tr_run "$name" 0 --netns /run/netns/b --dev veth-b --count 0 \
+	# --eager with --all-functions: under TCG patching every function
+	# takes seconds, which a held TCP SYN would not wait for (pfsend
+	# tcp gives up); lazy, that is tr_lazy_case's.
+	_e=
+	case " $* " in *" --all-functions "*) _e=--eager ;; esac
+	tr_run "$name" 0 --netns /run/netns/b --dev veth-b --count 0 $_e \
 		--format "$fmt" --raw $TR/raw --svg $TR/svg --timeout 120 "$@" \
 		-- sh -c "$TR_SEND6"
 	tr_expect "$name: stopped when COMMAND was done" $TR/err "stopped by the end of COMMAND"
@@ -518,7 +523,9 @@ tr_index_case() {
 		: > $TR/err
 		times=1
 		[ $v = stale ] && times=2	# says which list it read
-		PKTFILT_TRACE_TIMES=$times pktfilt trace --at l4 "$@" --timeout 120 > $TR/out 2> $TR/err &
+		# --eager: the scope is in set_ftrace_filter while it waits
+		# (lazy, the numbers are written the same way, at the packet).
+		PKTFILT_TRACE_TIMES=$times pktfilt trace --eager --at l4 "$@" --timeout 120 > $TR/out 2> $TR/err &
 		pid=$!
 		if tr_wait_ready $TR/err $pid; then
 			ok "$name: ready line"
@@ -615,7 +622,7 @@ tr_ready_case() {
 		[ "$rc" = 0 ] || { sed 's/^/  err: /' $TR/err; head -c 600 $TR/out | sed 's/^/  out: /'; }
 		expect_eq "$name: one ready line" "$(grep -c '^pktfilt: tracing ' $TR/err)" 1
 		tr_expect "$name: says what, the scope, the count, how to stop" $TR/err \
-			'^pktfilt: tracing --proto udp --daddr 10\.9\.0\.2 --dport 9000 \((default scope|--functions), [0-9,]+ functions\); waiting for 1 packet for 120 s at most, Ctrl-C to stop$'
+			'^pktfilt: tracing --proto udp --daddr 10\.9\.0\.2 --dport 9000 \((default scope|--functions), [0-9,]+ functions, patched when a packet matches\); waiting for 1 packet for 120 s at most, Ctrl-C to stop$'
 		tr_same "$name" $TR/before $TR/after
 		r=$((r + 1))
 	done
@@ -663,6 +670,178 @@ tr_arm_times() {
 	echo 1 > $T/tracing_on
 }
 
+# The functions of a text trace's graphs, one a line, sorted.
+tr_funcs() {
+	sed -n 's/^ *[0-9]*) .*|  *\([A-Za-z0-9_.]*\)().*/\1/p' "$1" | sort -u
+}
+
+# Lazy (the default): while trace waits, set_ftrace_filter names the
+# anchor alone and show says so; the first matching packet is held,
+# replayed traced ("held" in its header), the settings restored; and the
+# same packet traced with --eager has the same root and functions, at
+# each stage.
+tr_lazy_case() {
+	tr_snap $TR/before
+	: > $TR/err
+	pktfilt trace --at rx --proto udp --dport 9000 --timeout 120 -o $TR/lazy.txt 2> $TR/err &
+	pid=$!
+	if tr_wait_ready $TR/err $pid; then
+		tr_expect "lazy: the ready line says so" $TR/err 'patched when a packet matches'
+		expect_eq "lazy: set_ftrace_filter while waiting" \
+			"$(grep -v '^#' $T/set_ftrace_filter)" "pktfilt_anchor [pktfilt]"
+		pktfilt show > $TR/show
+		tr_expect "lazy: show says waiting" $TR/show '^lazy: *waiting'
+		ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4000 --dport 9000 -q
+	else
+		fail "lazy: ready line" "$(head -c 600 $TR/err)"
+		kill -INT $pid
+	fi
+	wait $pid
+	expect_eq "lazy: exit status" $? 0
+	tr_snap $TR/after
+	tr_same "lazy" $TR/before $TR/after
+	tr_expect "lazy: the packet held, then traced" $TR/lazy.txt '^# packet [0-9]* .rx, id .* held [0-9.]* us$'
+	# Every function, patched at the packet (seconds under TCG: --hold 60).
+	PKTFILT_TRACE_TIMES=1 pktfilt trace --at l4 --all-functions --hold 60 --proto udp --dport 9000 \
+		-o $TR/lazy-all.txt -- ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \
+		--sport 4000 --dport 9000 -q 2> $TR/lazy-all.err
+	expect_eq "lazy --all-functions: exit status" $? 0
+	tr_expect "lazy --all-functions: the packet held, then traced" $TR/lazy-all.txt \
+		'^# packet [0-9]* .l4, id .* held [0-9.]* us$'
+	sed -n 's/^pktfilt: time: /# lazy --all-functions: /p' $TR/lazy-all.err
+	for at in l4 rx tx; do
+		# Caches warm (the reply's route, say) for both runs alike.
+		ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4000 --dport 9000 -q
+		for m in lazy eager; do
+			e=
+			[ $m = eager ] && e=--eager
+			# The sender lives on while its first packet is held:
+			# else the held packet's free would free its socket too.
+			pktfilt trace $e --at $at --proto udp --dport 9000 -o $TR/$m-$at.txt -- \
+				ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4000 --dport 9000 \
+				--count 2 --interval-us 1500000 -q 2> $TR/$m-$at.err
+			tr_funcs $TR/$m-$at.txt > $TR/$m-$at.funcs
+		done
+		lr=$(sed -n 's/.* root=\([a-z_0-9]*\).*/\1/p' $TR/lazy-$at.txt | head -1)
+		er=$(sed -n 's/.* root=\([a-z_0-9]*\).*/\1/p' $TR/eager-$at.txt | head -1)
+		n=$(wc -l < $TR/lazy-$at.funcs)
+		if [ -n "$lr" ] && [ "$lr" = "$er" ] && [ "$n" -gt 5 ] &&
+		   cmp -s $TR/lazy-$at.funcs $TR/eager-$at.funcs; then
+			ok "lazy and eager at $at: the same root ($lr) and $n functions"
+		else
+			fail "lazy and eager at $at: the same root and functions" \
+				"roots '$lr' '$er'; $(diff $TR/eager-$at.funcs $TR/lazy-$at.funcs | head -20)"
+		fi
+	done
+}
+
+# The receiver's TCPOFOQueue (segments queued out of order), in b.
+tr_tcp_ofo() {
+	ip netns exec b awk '$1 == "TcpExt:" {
+		if (!c) { for (i = 2; i <= NF; i++) if ($i == "TCPOFOQueue") c = i; next }
+		print $c }' /proc/net/netstat
+}
+
+# Lazy, a TCP stream: its first segment after the SYN is held at rx,
+# those after it match too and queue behind it, so the receiver gets
+# them in order (no out-of-order queue), and the stream goes on.
+tr_lazy_tcp_case() {
+	ip netns exec b pfbench tcp-sink --port 7102 > /dev/null &
+	sink=$!
+	sleep 0.5
+	o0=$(tr_tcp_ofo) h0=$(pf_stat held)
+	# Every segment of a to b after the SYN matches: the handshake's
+	# last ACK is held, and the data segments come behind it.
+	pktfilt trace --at rx --count 1 -o $TR/tcp.txt \
+		'tcp dst port 7102 and tcp[tcpflags] & tcp-syn == 0' -- \
+		ip netns exec a pfbench tcp-stream --dst 10.9.0.2 --port 7102 --seconds 3 \
+		> $TR/tcp.out 2> $TR/tcp.err
+	expect_eq "lazy TCP stream: exit status" $? 0
+	tr_expect "lazy TCP stream: its first segment held, then traced" $TR/tcp.txt \
+		'^# packet [0-9]* .rx, id .*tcp .* held [0-9.]* us$'
+	tr_expect "lazy TCP stream: the stream went on" $TR/tcp.out 'bytes=[1-9]'
+	held=$(($(pf_stat held) - h0))
+	expect_eq "lazy TCP stream: no segment out of order at the receiver ($held held)" \
+		$(($(tr_tcp_ofo) - o0)) 0
+	kill $sink 2> /dev/null
+	wait $sink 2> /dev/null
+}
+
+# In namespace y, what reached IP: its InReceives.
+tr_y_receives() { ip netns exec y awk '/^Ip: [0-9]/ { print $4 }' /proc/net/snmp; }
+
+# A packet from x to y, held by pktfilt set --lazy at rx (no one says
+# ready), with --hold 30 unless given.
+tr_hold_one() {
+	pktfilt set --lazy --hold "${1:-30}" --at rx --proto udp --dport 9300 --count 0 ||
+		fail "hold: set --lazy" "exit $?"
+	ip netns exec x pfsend udp --src 10.77.0.1 --dst 10.77.0.2 --sport 4000 --dport 9300 -q
+	sleep 0.3
+}
+
+tr_hold_topo() {
+	ip netns add x && ip netns add y &&
+	ip link add veth-x netns x type veth peer name veth-y netns y &&
+	ip -n x addr add 10.77.0.1/24 dev veth-x &&
+	ip -n y addr add 10.77.0.2/24 dev veth-y &&
+	ip -n x link set veth-x up && ip -n y link set veth-y up &&
+	ip -n x link set lo up && ip -n y link set lo up &&
+	neigh_static x veth-x y veth-y 10.77.0.2 &&
+	neigh_static y veth-y x veth-x 10.77.0.1
+	sleep 1
+}
+
+# pktfilt set --lazy: a held packet is not received until it goes on;
+# clear, the bound, rmmod let it go on untraced (received, once); a
+# device or namespace removed drops it; nothing is left behind (no
+# device reference: no "waiting for ... to become free").
+tr_hold_case() {
+	tr_hold_topo || { fail "hold: topology" "x/y"; return; }
+	r0=$(tr_y_receives)
+	tr_hold_one
+	pktfilt show > $TR/show
+	tr_expect "hold: show says holding" $TR/show '^lazy: *holding .1 packet,'
+	expect_eq "hold: not received while held" "$(tr_y_receives)" "$r0"
+	e0=$(pf_stat "hold expired")
+	pktfilt clear
+	sleep 0.5
+	expect_eq "hold: clear lets it go on, received once" "$(tr_y_receives)" $((r0 + 1))
+	expect_eq "hold: counted as expired" "$(pf_stat "hold expired")" $((e0 + 1))
+
+	tr_hold_one 1
+	sleep 2.5
+	expect_eq "hold: past --hold it goes on, received once" "$(tr_y_receives)" $((r0 + 2))
+	pktfilt show > $TR/show
+	tr_expect "hold: waiting again after the bound" $TR/show '^lazy: *waiting'
+	pktfilt clear
+
+	tr_hold_one
+	rmmod pktfilt || fail "hold: rmmod while a packet is held" "exit $?"
+	expect_eq "hold: rmmod lets it go on, received once" "$(tr_y_receives)" $((r0 + 3))
+	insmod $PKTFILT_KO
+
+	tr_hold_one
+	f0=$(pf_stat "hold flushed")
+	ip -n y link set veth-y down
+	expect_eq "hold: device down drops it" "$(pf_stat "hold flushed")" $((f0 + 1))
+	expect_eq "hold: nothing held after device down" \
+		"$(pktfilt show | sed -n 's/^lazy: *//p' | cut -c1-7)" waiting
+	ip -n y link set veth-y up
+	sleep 1
+
+	tr_hold_one
+	ip netns del y
+	ip netns del x
+	sleep 1
+	expect_eq "hold: namespace removed drops it" "$(pf_stat "hold flushed")" $((f0 + 2))
+	pktfilt clear
+	if dmesg | grep -q 'waiting for .* to become free'; then
+		fail "hold: no device reference left" "$(dmesg | grep 'to become free' | head -3)"
+	else
+		ok "hold: no device reference left"
+	fi
+}
+
 trace_cases() {
 	mkdir -p $TR
 	grep -q '^pktfilt ' /proc/modules || insmod $PKTFILT_KO
@@ -672,6 +851,9 @@ trace_cases() {
 	timed tr_format json
 	timed tr_format folded --functions "$TR_FUNCS"
 	timed tr_count_case
+	timed tr_lazy_case
+	timed tr_lazy_tcp_case
+	timed tr_hold_case
 	# The tool's own behaviour, the same on every kernel (TRACE_CLI=0:
 	# left out, and tr_index_case's kept-list variants and two rounds of
 	# tr_ready_case; make check runs them on one kernel, make soak on all).

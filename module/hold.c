@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lazy filters (PKTFILT_F_LAZY): while one waits, nothing of the scope is
+ * patched, so waiting costs what the hooks cost. The first matching packet
+ * is held by the hook of its stage, which owns it then (rx: the device
+ * hook does not receive it; tx: LOCAL_OUT steals it; l4: the handler's
+ * wrapper keeps it), and the owner of the filter is told (HELD). It patches
+ * the scope in one pass and says READY; the held packets are then replayed
+ * in the order they came, from a work item, each through the hook that
+ * held it, which now traces it with the gate open. Matching packets that
+ * come while packets are held queue behind them, so a flow's order is
+ * kept.
+ *
+ * Holding follows nf_queue's discipline: the device (rx, l4: the packet's;
+ * tx: the output device) and tx's socket are referenced, a noref dst is
+ * made a counted one (skb_dst_force(), under the hooks' RCU), and a
+ * prefetched socket (early demux, bpf_sk_assign) gets a reference. Held
+ * packets are dropped when their device goes down or away (as nfqnl does;
+ * a netns being dismantled takes its devices down first), and replayed
+ * untraced when the filter is disarmed (clear, count reached, its owner
+ * gone, rmmod) or when a packet was held for the filter's bound
+ * (PKTFILT_A_HOLD_MS) without READY: fail open, a packet is never lost to
+ * pktfilt nor sent twice.
+ *
+ * The replay runs as the stack would: BH off and under RCU, as
+ * nf_reinject() calls okfn. The packet's stage marks it on its CPU
+ * (pf_replay) so that its hook decides on it instead of holding it again,
+ * and the packet's event says how long it was held.
+ *
+ * Indirect calls (IBT): none here; the stages' replay functions are
+ * called directly.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <net/dst.h>
+#include <net/sock.h>
+
+#include "internal.h"
+
+/* Packets held at once; a matching packet beyond goes on untraced. */
+#define PF_HOLD_MAX	256
+
+struct pf_held {
+	struct list_head list;
+	struct sk_buff *skb;
+	struct pf_hold_ctx ctx;	/* ctx.dev and ctx.sk referenced */
+	u64 since;		/* ktime_get_ns() when held */
+	u64 deadline;		/* since + the filter's bound */
+	u32 filter_id;
+	u8 stage;
+};
+
+static atomic_t pf_hold_lock = ATOMIC_INIT(0);
+static LIST_HEAD(pf_held_list);
+/* Listed, and the one being replayed: new packets queue behind them. */
+static unsigned int pf_held_n;
+
+/* The packet this CPU replays, when it was held, and whether traced. */
+struct pf_replay {
+	const struct sk_buff *skb;
+	u64 since;
+	bool traced;
+};
+static DEFINE_PER_CPU(struct pf_replay, pf_replay);
+
+static void pf_hold_work_fn(struct work_struct *work);
+static DECLARE_WORK(pf_hold_work, pf_hold_work_fn);
+static void pf_hold_expire_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(pf_hold_expire, pf_hold_expire_fn);
+static void pf_hold_notify_fn(struct work_struct *work);
+static DECLARE_WORK(pf_hold_notify, pf_hold_notify_fn);
+static atomic_t pf_hold_notify_id = ATOMIC_INIT(0);
+
+/*
+ * The list's lock: one atomic, inline, with interrupts off (as follow.c's
+ * table lock), since the module calls none of the kernel's spinlock
+ * functions (traced functions; build-test checks). Held for a list
+ * operation or a walk of the list at most.
+ */
+static __always_inline unsigned long pf_hold_lock_irqsave(void)
+{
+	unsigned long flags;
+
+	raw_local_irq_save(flags);
+	while (atomic_cmpxchg_acquire(&pf_hold_lock, 0, 1))
+		cpu_relax();
+	return flags;
+}
+
+static __always_inline void pf_hold_unlock_irqrestore(unsigned long flags)
+{
+	atomic_set_release(&pf_hold_lock, 0);
+	raw_local_irq_restore(flags);
+}
+
+/* Takes the references a held packet needs; false if it cannot be held. */
+static bool notrace pf_hold_refs(struct sk_buff *skb,
+				 const struct pf_hold_ctx *c)
+{
+	struct sock *psk = skb->sk;
+
+	if (!c->dev)
+		return false;
+	/* A dst without a reference, valid under RCU only. */
+	if (skb_dst(skb) && !skb_dst_force(skb))
+		return false;
+	/* A socket the skb points to without a reference of its own. */
+	if (psk && skb_sk_is_prefetched(skb) && !sk_is_refcounted(psk)) {
+		if (!refcount_inc_not_zero(&psk->sk_refcnt))
+			return false;
+		skb->destructor = sock_edemux;
+	}
+	if (c->sk && !refcount_inc_not_zero(&c->sk->sk_refcnt))
+		return false;
+	dev_hold(c->dev);
+	return true;
+}
+
+static void pf_hold_put(struct pf_held *h)
+{
+	dev_put(h->ctx.dev);
+	if (h->ctx.sk)
+		sock_gen_put(h->ctx.sk);
+	kfree(h);
+}
+
+/* Asks the owner for the scope (HELD), once per wait; the bound runs. */
+static void notrace pf_hold_ask(struct pf_filter *f, u64 delay_ns)
+{
+	if (atomic_cmpxchg(&f->lazy, PKTFILT_LAZY_WAITING,
+			   PKTFILT_LAZY_HOLDING) != PKTFILT_LAZY_WAITING)
+		return;
+	atomic_set(&pf_hold_notify_id, f->id);
+	schedule_work(&pf_hold_notify);
+	if (delay_ns)
+		mod_delayed_work(system_wq, &pf_hold_expire,
+				 nsecs_to_jiffies(delay_ns) + 1);
+}
+
+static bool notrace pf_hold_add(struct pf_filter *f, struct pf_pkt *pkt)
+{
+	struct sk_buff *skb = pkt->skb;
+	unsigned long flags;
+	struct pf_held *h;
+
+	if (READ_ONCE(pf_held_n) >= PF_HOLD_MAX)
+		goto full;
+	h = kmalloc(sizeof(*h), GFP_ATOMIC);
+	if (!h)
+		goto full;
+	if (!pf_hold_refs(skb, pkt->hold)) {
+		kfree(h);
+		goto full;
+	}
+	h->skb = skb;
+	h->ctx = *pkt->hold;
+	h->since = ktime_get_ns();
+	h->deadline = h->since + (u64)f->hold_ms * NSEC_PER_MSEC;
+	h->filter_id = f->id;
+	h->stage = pkt->stage;
+	flags = pf_hold_lock_irqsave();
+	list_add_tail(&h->list, &pf_held_list);
+	pf_held_n++;
+	pf_hold_unlock_irqrestore(flags);
+	this_cpu_inc(pf_stats.held);
+	pf_hold_ask(f, (u64)f->hold_ms * NSEC_PER_MSEC);
+	/* READY came meanwhile: the replay may have ended before us. */
+	if (atomic_read(&f->lazy) == PKTFILT_LAZY_ARMED)
+		schedule_work(&pf_hold_work);
+	return true;
+full:
+	this_cpu_inc(pf_stats.hold_full);
+	return false;
+}
+
+/*
+ * For a matching packet of a lazy filter (pf_begin(), BH off, RCU): go on
+ * (PF_TRACE: the scope is patched and nothing is held before it, or it is
+ * the packet being replayed, traced), hold it (PF_HOLD), or let it go
+ * untraced (PF_PASS: replayed untraced, or it cannot be held). Once
+ * @exhausted (--count used up), a packet is held only behind others.
+ */
+enum pf_verdict notrace pf_hold_decide(struct pf_filter *f, struct pf_pkt *pkt,
+				       bool exhausted)
+{
+	struct pf_replay *r = this_cpu_ptr(&pf_replay);
+
+	if (r->skb && r->skb == pkt->skb)
+		return r->traced ? PF_TRACE : PF_PASS;
+	/* Followed from a stage it was traced at: armed already. */
+	if (pkt->id)
+		return PF_TRACE;
+	if (exhausted) {
+		if (READ_ONCE(pf_held_n) && pkt->hold && pf_hold_add(f, pkt))
+			return PF_HOLD;
+		return PF_TRACE;
+	}
+	if (atomic_read(&f->lazy) == PKTFILT_LAZY_ARMED &&
+	    !READ_ONCE(pf_held_n))
+		return PF_TRACE;
+	if (pkt->hold && pf_hold_add(f, pkt))
+		return PF_HOLD;
+	/* Not held (a hook that cannot, or the queue full): ask anyway. */
+	pf_hold_ask(f, 0);
+	this_cpu_inc(pf_stats.not_ready);
+	return PF_PASS;
+}
+
+/* How long the packet this CPU replays was held, or 0. */
+u64 notrace pf_hold_replay_ns(const struct sk_buff *skb)
+{
+	const struct pf_replay *r = this_cpu_ptr(&pf_replay);
+
+	return r->skb == skb ? ktime_get_ns() - r->since : 0;
+}
+
+/* One held packet, on through the hook that held it. Process context. */
+static void pf_hold_replay(struct pf_held *h, bool traced)
+{
+	struct pf_replay *r;
+
+	local_bh_disable();
+	rcu_read_lock();
+	r = this_cpu_ptr(&pf_replay);
+	r->skb = h->skb;
+	r->since = h->since;
+	r->traced = traced;
+	if (!traced)
+		this_cpu_inc(pf_stats.hold_expired);
+	switch (h->stage) {
+	case PKTFILT_STAGE_RX:
+		pf_rxcore_replay(h->skb);
+		break;
+	case PKTFILT_STAGE_TX:
+		pf_tx_replay(h->skb, &h->ctx);
+		break;
+	default:
+		pf_hooks_replay(h->skb, h->ctx.slot);
+		break;
+	}
+	r = this_cpu_ptr(&pf_replay);
+	r->skb = NULL;
+	rcu_read_unlock();
+	local_bh_enable();
+}
+
+/*
+ * Replays the held packets in order: traced once their filter is armed,
+ * untraced once it is gone or a packet's bound has passed; else waits
+ * for READY or the first packet's bound.
+ */
+static void pf_hold_work_fn(struct work_struct *work)
+{
+	unsigned long flags;
+	struct pf_filter *f;
+	struct pf_held *h;
+	bool traced, mine;
+	u64 now;
+
+	for (;;) {
+		flags = pf_hold_lock_irqsave();
+		h = list_first_entry_or_null(&pf_held_list, struct pf_held,
+					     list);
+		if (!h) {
+			pf_hold_unlock_irqrestore(flags);
+			return;
+		}
+		rcu_read_lock();
+		f = rcu_dereference(pf_active);
+		mine = f && f->id == h->filter_id;
+		traced = mine && atomic_read(&f->lazy) == PKTFILT_LAZY_ARMED;
+		if (mine && !traced) {
+			now = ktime_get_ns();
+			if (now < h->deadline) {
+				rcu_read_unlock();
+				pf_hold_unlock_irqrestore(flags);
+				mod_delayed_work(system_wq, &pf_hold_expire,
+						 nsecs_to_jiffies(h->deadline - now) + 1);
+				return;
+			}
+			/* The bound passed: the next packet asks again. */
+			atomic_cmpxchg(&f->lazy, PKTFILT_LAZY_HOLDING,
+				       PKTFILT_LAZY_WAITING);
+		}
+		rcu_read_unlock();
+		list_del(&h->list);
+		pf_hold_unlock_irqrestore(flags);
+
+		pf_hold_replay(h, traced);
+
+		flags = pf_hold_lock_irqsave();
+		pf_held_n--;
+		pf_hold_unlock_irqrestore(flags);
+		pf_hold_put(h);
+		cond_resched();
+	}
+}
+
+static void pf_hold_expire_fn(struct work_struct *work)
+{
+	schedule_work(&pf_hold_work);
+}
+
+static void pf_hold_notify_fn(struct work_struct *work)
+{
+	pf_genl_notify_held(atomic_read(&pf_hold_notify_id),
+			    READ_ONCE(pf_held_n));
+}
+
+/* READY for @f (under pf_lock): replay what is held, traced. */
+void pf_hold_ready(struct pf_filter *f)
+{
+	atomic_set(&f->lazy, PKTFILT_LAZY_ARMED);
+	schedule_work(&pf_hold_work);
+}
+
+/* The filter was disarmed: what is held goes on, untraced. */
+void pf_hold_release(void)
+{
+	schedule_work(&pf_hold_work);
+}
+
+u32 notrace pf_hold_count(void)
+{
+	return READ_ONCE(pf_held_n);
+}
+
+/* Drops the held packets of @dev, or all with NULL. Process context. */
+static void pf_hold_flush(const struct net_device *dev)
+{
+	struct pf_held *h, *tmp;
+	unsigned long flags;
+	LIST_HEAD(gone);
+
+	flags = pf_hold_lock_irqsave();
+	list_for_each_entry_safe(h, tmp, &pf_held_list, list) {
+		if (dev && h->ctx.dev != dev && h->skb->dev != dev)
+			continue;
+		list_move_tail(&h->list, &gone);
+		pf_held_n--;
+	}
+	pf_hold_unlock_irqrestore(flags);
+	/* Nothing held any more: waiting again, asking at the next packet. */
+	if (!list_empty(&gone) && !READ_ONCE(pf_held_n)) {
+		struct pf_filter *f;
+
+		rcu_read_lock();
+		f = rcu_dereference(pf_active);
+		if (f)
+			atomic_cmpxchg(&f->lazy, PKTFILT_LAZY_HOLDING,
+				       PKTFILT_LAZY_WAITING);
+		rcu_read_unlock();
+	}
+	list_for_each_entry_safe(h, tmp, &gone, list) {
+		list_del(&h->list);
+		kfree_skb(h->skb);
+		this_cpu_inc(pf_stats.hold_flushed);
+		pf_hold_put(h);
+	}
+}
+
+static int pf_hold_netdev_event(struct notifier_block *nb,
+				unsigned long event, void *ptr)
+{
+	if (event == NETDEV_DOWN || event == NETDEV_UNREGISTER)
+		pf_hold_flush(netdev_notifier_info_to_dev(ptr));
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block pf_hold_netdev_nb = {
+	.notifier_call = pf_hold_netdev_event,
+};
+
+int pf_hold_init(void)
+{
+	return register_netdevice_notifier(&pf_hold_netdev_nb);
+}
+
+/* After the filter is gone and every hook removed: nothing is left held. */
+void pf_hold_exit(void)
+{
+	cancel_delayed_work_sync(&pf_hold_expire);
+	cancel_work_sync(&pf_hold_notify);
+	/* No filter: every held packet is replayed, untraced. */
+	schedule_work(&pf_hold_work);
+	flush_work(&pf_hold_work);
+	cancel_delayed_work_sync(&pf_hold_expire);
+	pf_hold_flush(NULL);
+	unregister_netdevice_notifier(&pf_hold_netdev_nb);
+}

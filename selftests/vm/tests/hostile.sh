@@ -178,7 +178,12 @@ exact_cases() {
 	buffer_restore
 	trace_stop
 	rmmod pktfilt
-	exact_lazy_cases
+	# make soak's (EXACT_LAZY=1): each lazy trace patches the scope while
+	# both vCPUs send, where QEMU's TCG runs stale re-patched text (4 of
+	# 5 two-vCPU boots of 6.12 lost to it, TESTING.md); make check's
+	# lazy cases run on one vCPU (trace.sh).
+	[ "${EXACT_LAZY:-0}" = 1 ] && exact_lazy_cases
+	return 0
 }
 
 # Lazy (pktfilt trace's default): --count N with senders on both vCPUs,

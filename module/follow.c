@@ -82,28 +82,15 @@ static atomic64_t pf_packet_id = ATOMIC64_INIT(0);
 static struct tracepoint *pf_tp_kfree, *pf_tp_consume;
 static bool pf_free_probes_on;
 
-/*
- * The table's lock. The free probes take it inside a traced packet's
- * graph, where every function called shows: the kernel's spinlock
- * functions are traced (and call out to paravirt code on some guests), so
- * this is a lock of one atomic, taken inline with interrupts off, without
- * the irqflags tracing hooks (raw_local_irq_save()). Held for a walk of
- * the table at most.
- */
+/* The table's lock (pf_atomic_lock_irqsave()): the free probes take it. */
 static __always_inline unsigned long pf_follow_lock_irqsave(void)
 {
-	unsigned long flags;
-
-	raw_local_irq_save(flags);
-	while (atomic_cmpxchg_acquire(&pf_follow_lock, 0, 1))
-		cpu_relax();
-	return flags;
+	return pf_atomic_lock_irqsave(&pf_follow_lock);
 }
 
 static __always_inline void pf_follow_unlock_irqrestore(unsigned long flags)
 {
-	atomic_set_release(&pf_follow_lock, 0);
-	raw_local_irq_restore(flags);
+	pf_atomic_unlock_irqrestore(&pf_follow_lock, flags);
 }
 
 /* Under pf_follow_lock. */

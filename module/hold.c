@@ -74,26 +74,15 @@ static void pf_hold_notify_fn(struct work_struct *work);
 static DECLARE_WORK(pf_hold_notify, pf_hold_notify_fn);
 static atomic_t pf_hold_notify_id = ATOMIC_INIT(0);
 
-/*
- * The list's lock: one atomic, inline, with interrupts off (as follow.c's
- * table lock), since the module calls none of the kernel's spinlock
- * functions (traced functions; build-test checks). Held for a list
- * operation or a walk of the list at most.
- */
+/* The list's lock (pf_atomic_lock_irqsave(), as follow.c's table's). */
 static __always_inline unsigned long pf_hold_lock_irqsave(void)
 {
-	unsigned long flags;
-
-	raw_local_irq_save(flags);
-	while (atomic_cmpxchg_acquire(&pf_hold_lock, 0, 1))
-		cpu_relax();
-	return flags;
+	return pf_atomic_lock_irqsave(&pf_hold_lock);
 }
 
 static __always_inline void pf_hold_unlock_irqrestore(unsigned long flags)
 {
-	atomic_set_release(&pf_hold_lock, 0);
-	raw_local_irq_restore(flags);
+	pf_atomic_unlock_irqrestore(&pf_hold_lock, flags);
 }
 
 /* Takes the references a held packet needs; false if it cannot be held. */

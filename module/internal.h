@@ -168,6 +168,31 @@ int pf_bpf_parse(struct pf_filter *f, const struct nlattr *prog,
 bool pf_bpf_match(const struct bpf_prog *prog, struct sk_buff *skb);
 void pf_bpf_free(struct pf_filter *f);
 
+/*
+ * A lock of one atomic, taken inline with interrupts off, without the
+ * irqflags tracing hooks (raw_local_irq_save()): follow.c's table and
+ * hold.c's list. Their users run inside traced packets' graphs (the free
+ * probes), where every function called shows, and the kernel's spinlock
+ * functions are traced (and call out to paravirt code on some guests);
+ * build-test checks that the module calls none. Held for a short walk.
+ */
+static __always_inline unsigned long pf_atomic_lock_irqsave(atomic_t *lock)
+{
+	unsigned long flags;
+
+	raw_local_irq_save(flags);
+	while (atomic_cmpxchg_acquire(lock, 0, 1))
+		cpu_relax();
+	return flags;
+}
+
+static __always_inline void pf_atomic_unlock_irqrestore(atomic_t *lock,
+							unsigned long flags)
+{
+	atomic_set_release(lock, 0);
+	raw_local_irq_restore(flags);
+}
+
 /* follow.c: packet ids across stages, and how traced packets end */
 extern atomic_t pf_follow_n;
 u64 pf_follow_add(const struct sk_buff *skb, u32 fp, u8 family,

@@ -81,7 +81,8 @@ enum pf_verdict notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 		/* The program runs once per packet and stage: maybe already. */
 		if (!pkt->matched && !pf_filter_match(f, pkt->skb, &pkt->key))
 			return PF_PASS;
-		if (!pf_hold_replay_ns(pkt->skb))
+		/* Counted when it was held, not again at its replay. */
+		if (!pf_hold_replaying(pkt->skb))
 			this_cpu_inc(pf_stats.matched);
 	}
 

@@ -198,6 +198,12 @@ enum pf_verdict notrace pf_hold_decide(struct pf_filter *f, struct pf_pkt *pkt,
 	return PF_PASS;
 }
 
+/* Is this CPU replaying @skb (its second pass through a hook)? */
+bool notrace pf_hold_replaying(const struct sk_buff *skb)
+{
+	return this_cpu_read(pf_replay.skb) == skb;
+}
+
 /* How long the packet this CPU replays was held, or 0. */
 u64 notrace pf_hold_replay_ns(const struct sk_buff *skb)
 {

@@ -683,7 +683,6 @@ static int cmd_ready(const struct pf_cmd *cmd, int argc, char **argv)
 {
 	struct pf_cmd get = *cmd;
 	struct pf_status st;
-	struct nl_msg *msg;
 	struct pf_nl *nl;
 	int ret = no_arguments(argc, argv), err;
 
@@ -701,15 +700,11 @@ static int cmd_ready(const struct pf_cmd *cmd, int argc, char **argv)
 	ret = open_nl(&nl);
 	if (ret)
 		return ret;
-	msg = pf_nl_msg(nl, PKTFILT_CMD_READY);
-	if (!msg || nla_put_u32(msg, PKTFILT_A_FILTER_ID, st.id)) {
+	err = pf_nl_ready(nl, st.id);
+	if (err == -ENOMEM)
 		fprintf(stderr, "pktfilt: ready: cannot build the request\n");
-		nlmsg_free(msg);
-		pf_nl_close(nl);
-		return EXIT_RUNTIME;
-	}
-	err = pf_nl_request(nl, msg, NULL, NULL);
-	ret = err ? kernel_error(cmd, nl, err) : EXIT_OK;
+	ret = err == -ENOMEM ? EXIT_RUNTIME :
+	      err ? kernel_error(cmd, nl, err) : EXIT_OK;
 	pf_nl_close(nl);
 	return ret;
 }

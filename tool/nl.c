@@ -465,6 +465,17 @@ int pf_nl_get_filter(struct nlattr **tb, struct pf_filter *f)
 	return any;
 }
 
+int pf_nl_ready(struct pf_nl *nl, __u32 id)
+{
+	struct nl_msg *msg = pf_nl_msg(nl, PKTFILT_CMD_READY);
+
+	if (!msg || nla_put_u32(msg, PKTFILT_A_FILTER_ID, id)) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	return pf_nl_request(nl, msg, NULL, NULL);
+}
+
 /* The "events" group. */
 struct pf_nl_events {
 	struct nl_sock *sk;

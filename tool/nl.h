@@ -46,6 +46,12 @@ const char *pf_nl_extack(const struct pf_nl *nl);
 int pf_nl_parse(struct nl_msg *msg, struct nlattr **tb);
 
 /*
+ * READY for lazy filter @id: its scope is patched. 0, -ENOMEM if the
+ * request cannot be built, or the kernel's -errno (extack: pf_nl_extack).
+ */
+int pf_nl_ready(struct pf_nl *nl, __u32 id);
+
+/*
  * What the callbacks parse, exported for the fuzzer: the kernel's message
  * (NLMSGERR_ATTR_MSG) in an NLMSG_ERROR of at least
  * NLMSG_HDRLEN + sizeof(struct nlmsgerr) bytes (as libnl hands it over),

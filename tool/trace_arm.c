@@ -94,7 +94,6 @@ int trace_arm_scope(struct trace_run *r)
 {
 	struct pf_tfs_config c;
 	const char *roots[16];
-	struct nl_msg *msg;
 	int err;
 
 	if (!r->lazy || r->tfs.scope_on)
@@ -114,13 +113,11 @@ int trace_arm_scope(struct trace_run *r)
 		fprintf(stderr,
 			"pktfilt: trace: note: patching the scope took longer than --hold %lu s: the held packet went on untraced; the next is traced\n",
 			r->o.hold);
-	msg = pf_nl_msg(r->nl, PKTFILT_CMD_READY);
-	if (!msg || nla_put_u32(msg, PKTFILT_A_FILTER_ID, r->filter_id)) {
-		nlmsg_free(msg);
+	err = pf_nl_ready(r->nl, r->filter_id);
+	if (err == -ENOMEM) {
 		fprintf(stderr, "pktfilt: trace: cannot build the request\n");
 		return -1;
 	}
-	err = pf_nl_request(r->nl, msg, NULL, NULL);
 	if (err) {
 		trace_kernel_error(r, "replaying the held packet", err);
 		return -1;

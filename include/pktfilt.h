@@ -43,8 +43,10 @@
 /*
  * 3: lazy filters (PKTFILT_F_LAZY, PKTFILT_A_HOLD_MS, HELD and READY),
  * PKTFILT_A_LAZY, PKTFILT_A_HELD_NS and the hold counters.
+ * 4: the process that armed a lazy filter may empty set_ftrace_pid while
+ * the filter waits and set it again before READY (READY checks it).
  */
-#define PKTFILT_GENL_VERSION	3
+#define PKTFILT_GENL_VERSION	4
 #define PKTFILT_MCGRP_EVENTS	"events"
 
 enum pktfilt_cmd {

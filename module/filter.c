@@ -389,7 +389,10 @@ int pf_filter_ready(u32 id, struct netlink_ext_ack *extack)
 			       "the armed filter is not lazy: it traces without READY");
 		ret = -EINVAL;
 	} else {
-		pf_hold_ready(f);
+		/* set_ftrace_pid, emptied while it waited, is set again. */
+		ret = pf_gate_arm(extack);
+		if (!ret)
+			pf_hold_ready(f);
 	}
 	mutex_unlock(&pf_lock);
 	return ret;
@@ -435,13 +438,22 @@ void pf_filter_owner_gone(struct net *net, u32 portid)
  * A kprobe in watch.c saw a tracefs write that changes what the armed
  * filter relies on. Kprobe context (NMI-like): mark the filter, so that no
  * packet is traced any more, and leave the disarming to a work item.
+ *
+ * @pid_list: the write was to set_ftrace_pid. A lazy filter's own process
+ * (pktfilt trace) empties it while the filter waits, so that no task pays
+ * for ftrace's PID filter at every context switch, and sets it again when
+ * a packet is held, before READY (which checks it): those writes are
+ * expected. Anyone else's, or any after READY, still disarm.
  */
-void notrace pf_filter_tracefs_changed(const char *reason)
+void notrace pf_filter_tracefs_changed(const char *reason, bool pid_list)
 {
 	struct pf_filter *f;
 
 	rcu_read_lock();
 	f = rcu_dereference(pf_active);
+	if (f && pid_list && pf_filter_waits(f) &&
+	    task_tgid_nr(current) == f->arm_tgid)
+		f = NULL;
 	if (f && !cmpxchg(&f->stale, NULL, reason))
 		irq_work_queue(&pf_stale_irq_work);
 	rcu_read_unlock();

@@ -241,6 +241,8 @@ static int pf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 	}
 	f->owner_portid = info->snd_portid;
 	f->owner_net = genl_info_net(info);
+	/* genetlink runs doit in the sender's context. */
+	f->arm_tgid = task_tgid_nr(current);
 	return pf_filter_set(f, info->extack);	/* consumes f */
 }
 

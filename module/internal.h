@@ -71,7 +71,18 @@ struct pf_filter {
 	const char *stale;	/* tracefs changed: disarm with this reason */
 	u32 hold_ms;		/* PKTFILT_F_LAZY: a held packet's bound */
 	atomic_t lazy;		/* PKTFILT_F_LAZY: enum pktfilt_lazy */
+	pid_t arm_tgid;		/* the process that armed it (watch.c) */
 };
+
+/*
+ * A lazy filter before its READY: nothing is traced, packets are held, so
+ * the gate (set_ftrace_pid, its probe) is not needed yet.
+ */
+static __always_inline bool pf_filter_waits(const struct pf_filter *f)
+{
+	return (f->flags & PKTFILT_F_LAZY) &&
+	       atomic_read(&f->lazy) != PKTFILT_LAZY_ARMED;
+}
 
 struct pf_stats {
 	u64 seen;
@@ -136,7 +147,7 @@ void pf_rcv_end(void);
 enum pf_verdict pf_begin(struct pf_filter *f, struct pf_pkt *pkt);
 int pf_filter_ready(u32 id, struct netlink_ext_ack *extack);
 struct pf_filter *pf_stage_filter(enum pktfilt_stage stage);
-void pf_filter_tracefs_changed(const char *reason);
+void pf_filter_tracefs_changed(const char *reason, bool pid_list);
 void pf_filter_exit(void);
 void pf_filter_free(struct pf_filter *f);
 bool pf_filter_match(const struct pf_filter *f, struct sk_buff *skb,

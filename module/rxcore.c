@@ -155,7 +155,8 @@ static __always_inline u8 pf_core_family(const struct sk_buff *skb)
  */
 static __always_inline bool pf_core_ready(const struct pf_filter *f)
 {
-	return !READ_ONCE(f->stale) && pf_gate_ready();
+	/* A lazy filter holds the packet first: no gate needed yet. */
+	return !READ_ONCE(f->stale) && (pf_gate_ready() || pf_filter_waits(f));
 }
 
 /*

@@ -17,7 +17,8 @@
  *
  * Each handler finds the trace array the write is for from its arguments
  * and ignores tracefs instances: only the array the gate steers
- * (global_trace) matters.
+ * (global_trace) matters. set_ftrace_pid written by the process that armed
+ * a lazy filter, before its READY, is expected (pf_filter_tracefs_changed()).
  *
  * One more watcher is not on tracefs: debugfs kprobes/enabled. Writing 0
  * there disarms every kprobe, the gate's and these watchers, so no packet
@@ -88,11 +89,13 @@ struct pf_watch {
 	const char *reason;	/* for pktfilt show */
 	const char *missing;	/* the same, if it cannot be watched */
 	bool optional;		/* missing, it does not keep a filter from arming */
+	bool pid_list;		/* set_ftrace_pid (pf_filter_tracefs_changed()) */
 	bool registered;
 };
 
-#define PF_WATCH(sym, fn, why) {				\
+#define PF_WATCH(sym, fn, why, pids) {				\
 	.symbol = sym, .trace_array = fn, .what = why,		\
+	.pid_list = pids,					\
 	.reason = "tracefs changed while armed: " why,		\
 	.missing = "cannot arm: no kprobe on " sym " on this kernel, so an armed filter could not notice when " why, \
 }
@@ -105,17 +108,17 @@ MODULE_PARM_DESC(test_missing_watch,
 
 static struct pf_watch pf_watches[] = {
 	PF_WATCH("tracing_set_tracer", pf_tr_arg0,
-		 "current_tracer was written"),
+		 "current_tracer was written", false),
 	PF_WATCH("ftrace_pid_open", pf_tr_truncating_open,
-		 "set_ftrace_pid was written"),
+		 "set_ftrace_pid was written", true),
 	PF_WATCH("ftrace_pid_write", pf_tr_seq_write,
-		 "set_ftrace_pid was written"),
+		 "set_ftrace_pid was written", true),
 	PF_WATCH("ftrace_no_pid_open", pf_tr_truncating_open,
-		 "set_ftrace_notrace_pid was written"),
+		 "set_ftrace_notrace_pid was written", false),
 	PF_WATCH("ftrace_no_pid_write", pf_tr_seq_write,
-		 "set_ftrace_notrace_pid was written"),
+		 "set_ftrace_notrace_pid was written", false),
 	PF_WATCH("tracing_entries_write", pf_tr_inode_write,
-		 "buffer_size_kb was written"),
+		 "buffer_size_kb was written", false),
 	{
 		.symbol = "write_enabled_file_bool",
 		.what = "kprobes are enabled or disabled",
@@ -124,7 +127,7 @@ static struct pf_watch pf_watches[] = {
 	},
 	/* Last: registered only with test_missing_watch=1. */
 	PF_WATCH("pktfilt_no_such_function", pf_tr_arg0,
-		 "a test's nonexistent file was written"),
+		 "a test's nonexistent file was written", false),
 };
 
 #define PF_WATCH_TEST	(ARRAY_SIZE(pf_watches) - 1)
@@ -136,12 +139,12 @@ static int pf_watch_pre(struct kprobe *p, struct pt_regs *regs)
 
 	/* No trace array: a write there concerns every filter. */
 	if (!w->trace_array) {
-		pf_filter_tracefs_changed(w->reason);
+		pf_filter_tracefs_changed(w->reason, false);
 		return 0;
 	}
 	tr = w->trace_array(regs);
 	if (tr && pf_gate_is_trace_array(tr))
-		pf_filter_tracefs_changed(w->reason);
+		pf_filter_tracefs_changed(w->reason, w->pid_list);
 	return 0;
 }
 

@@ -98,6 +98,12 @@ int trace_arm_scope(struct trace_run *r)
 
 	if (!r->lazy || r->tfs.scope_on)
 		return 0;
+	/* The PID filter first: else the scope traces every task. */
+	err = pf_tracefs_pid(&r->tfs, true);
+	if (err) {
+		fprintf(stderr, "pktfilt: trace: %s\n", r->tfs.err);
+		return -1;
+	}
 	err = pf_tracefs_scope(&r->tfs, true);
 	if (err == -ESTALE) {
 		trace_tfs_config(r, &c, roots, 16);
@@ -217,9 +223,15 @@ int trace_arm(struct trace_run *r)
 		trace_kernel_error(r, "asking the module", err);
 		return EXIT_RUNTIME;
 	}
-	trace_times_step("filter armed");
 	if (st.has_id)
 		r->filter_id = st.id;
+	/* Waiting: no PID filter either (pf_tracefs_pid()). */
+	if (r->lazy && r->version >= 4 && st.state == PKTFILT_STATE_ARMED &&
+	    pf_tracefs_pid(&r->tfs, false)) {
+		fprintf(stderr, "pktfilt: trace: %s\n", r->tfs.err);
+		return EXIT_RUNTIME;
+	}
+	trace_times_step("filter armed");
 	if (st.state != PKTFILT_STATE_ARMED) {
 		/* Already done (count reached), or cleared at once. */
 		if (!(r->o.filter.count && strstr(st.reason, "count reached")))

@@ -990,6 +990,28 @@ int pf_tracefs_scope(struct pf_tracefs *t, bool on)
 	return err;
 }
 
+/*
+ * While a lazy filter waits nothing is traced, so no task need pay for
+ * ftrace's PID filter (its probe at each context switch, and the gate's
+ * kprobe under it): the list is emptied once the filter is armed, and set
+ * again, before the scope is patched, when a packet is held. The module
+ * expects both writes from the process that armed it (version 4).
+ */
+int pf_tracefs_pid(struct pf_tracefs *t, bool on)
+{
+	struct pf_tfs_setting *s = tfs_get(t, "set_ftrace_pid");
+	char *pids[1] = { t->idle_pid };
+	int err;
+
+	if (!s || !t->idle_pid[0] || on != t->pid_off)
+		return 0;
+	s->touched = true;
+	err = tfs_write_list(t, "set_ftrace_pid", on ? pids : NULL, on, NULL);
+	if (!err)
+		t->pid_off = !on;
+	return err;
+}
+
 static int setup_graph(struct pf_tracefs *t, const struct pf_tfs_config *c)
 {
 	bool *failed = calloc(c->nroots ? c->nroots : 1, sizeof(*failed));
@@ -1049,6 +1071,8 @@ static int setup(struct pf_tracefs *t, const struct pf_tfs_config *c,
 
 	/* Function tracing for a PID no task has: nothing but the gate. */
 	snprintf(pid, sizeof(pid), "%ld", (long)c->idle_pid);
+	snprintf(t->idle_pid, sizeof(t->idle_pid), "%s", pid);
+	t->pid_off = false;
 	s = tfs_get(t, "set_ftrace_pid");
 	if (!saved_is(s, pid)) {
 		s->touched = true;

@@ -132,6 +132,8 @@ struct pf_tracefs {
 	char *scope_want;	/* set_ftrace_filter as they give it */
 	size_t scope_want_len;
 	char anchor[24];	/* the anchor's number, "" to write its name */
+	char idle_pid[24];	/* after setup: set_ftrace_pid's PID */
+	bool pid_off;		/* set_ftrace_pid emptied (pf_tracefs_pid()) */
 	/* What the numbers depend on, when they were checked; or NULL. */
 	struct pf_fcache_state *scope_state;
 };
@@ -184,6 +186,11 @@ int pf_tracefs_prefetch(struct pf_tracefs *t, const struct pf_tfs_config *c);
 /* function_graph on, tracing on. */
 int pf_tracefs_start(struct pf_tracefs *t);
 int pf_tracefs_scope(struct pf_tracefs *t, bool on);
+/*
+ * Lazy: set_ftrace_pid emptied (@on false) while the filter waits, or set
+ * to the idle PID again (@on) before the scope is patched.
+ */
+int pf_tracefs_pid(struct pf_tracefs *t, bool on);
 int pf_tracefs_scope_by_name(struct pf_tracefs *t,
 			     const struct pf_tfs_config *c);
 /* tracing off. */

@@ -320,12 +320,13 @@ rt_cases() {
 
 # --- tracefs changed under an armed filter --------------------------------------
 
-# armed_then NAME CHANGE REASON: arm, apply CHANGE (a shell command), expect
-# the filter disarmed with REASON, matching packets untraced, traffic flowing.
+# armed_then NAME CHANGE REASON [SET-OPTION]: arm, apply CHANGE (a shell
+# command), expect the filter disarmed with REASON, matching packets
+# untraced, traffic flowing.
 armed_then() {
 	_name=$1 _change=$2 _reason=$3
 	trace_start
-	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 0 ||
+	pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 0 $4 ||
 		{ fail "$_name: set"; return; }
 	_t0=$(pf_stat traced)
 	eval "$_change"
@@ -368,6 +369,10 @@ interference_cases() {
 	armed_then "set_ftrace_pid appended to" \
 		"echo \$((\$(cat /proc/sys/kernel/pid_max) - 2)) >> $T/set_ftrace_pid" \
 		"set_ftrace_pid was written"
+	# Lazy and waiting: set_ftrace_pid is the arming process's to empty
+	# (pktfilt trace); anyone else's write disarms, as while armed.
+	armed_then "lazy, set_ftrace_pid emptied by another process" \
+		"echo > $T/set_ftrace_pid" "set_ftrace_pid was written" --lazy
 	armed_then "set_ftrace_notrace_pid written" \
 		"echo 1 > $T/set_ftrace_notrace_pid; echo > $T/set_ftrace_notrace_pid" \
 		"set_ftrace_notrace_pid was written"

@@ -689,6 +689,9 @@ tr_lazy_case() {
 		tr_expect "lazy: the ready line says so" $TR/err 'patched when a packet matches'
 		expect_eq "lazy: set_ftrace_filter while waiting" \
 			"$(grep -v '^#' $T/set_ftrace_filter)" "pktfilt_anchor [pktfilt]"
+		# No PID filter while waiting: no context switch pays for it.
+		expect_eq "lazy: set_ftrace_pid empty while waiting" \
+			"$(cat $T/set_ftrace_pid)" "no pid"
 		pktfilt show > $TR/show
 		tr_expect "lazy: show says waiting" $TR/show '^lazy: *waiting'
 		ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4000 --dport 9000 -q
@@ -701,6 +704,26 @@ tr_lazy_case() {
 	tr_snap $TR/after
 	tr_same "lazy" $TR/before $TR/after
 	tr_expect "lazy: the packet held, then traced" $TR/lazy.txt '^# packet [0-9]* .rx, id .* held [0-9.]* us$'
+	# Only trace's own process may empty or set set_ftrace_pid while it
+	# waits: anyone else's write ends the trace, as while armed.
+	: > $TR/err
+	pktfilt trace --at rx --proto udp --dport 9000 --timeout 60 -o $TR/lazy-pid.txt 2> $TR/err &
+	pid=$!
+	if tr_wait_ready $TR/err $pid; then
+		echo $(($(cat /proc/sys/kernel/pid_max) - 1)) > $T/set_ftrace_pid
+	else
+		fail "lazy, set_ftrace_pid written: ready line" "$(head -c 600 $TR/err)"
+		kill -INT $pid
+	fi
+	wait $pid
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q 'set_ftrace_pid was written' $TR/err; then
+		ok "lazy: another process's set_ftrace_pid write ends the wait, says why"
+	else
+		fail "lazy: another process's set_ftrace_pid write ends the wait" "exit $rc; $(head -c 600 $TR/err)"
+	fi
+	tr_snap $TR/after2
+	tr_same "lazy, set_ftrace_pid written" $TR/before $TR/after2
 	# Every function, patched at the packet (seconds under TCG: --hold 60).
 	PKTFILT_TRACE_TIMES=1 pktfilt trace --at l4 --all-functions --hold 60 --proto udp --dport 9000 \
 		-o $TR/lazy-all.txt -- ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 \

@@ -687,6 +687,45 @@ TEST_F(tfs, lazy)
 	expect_user_state(_metadata, &self->f);
 }
 
+/* Lazy: set_ftrace_pid emptied while the filter waits, set before the scope. */
+static void lazy_pid(struct __test_metadata *_metadata, struct pf_tracefs *t,
+		     struct fake *f, const struct pf_tfs_config *c)
+{
+	fake_with_anchor(f);
+	ASSERT_EQ(0, pf_tracefs_save(t));
+	ASSERT_EQ(0, pf_tracefs_setup(t, c));
+	EXPECT_STREQ("32768\n", get(f, "set_ftrace_pid"));
+	/* Setting what is set writes nothing. */
+	f->log[0] = '\0';
+	ASSERT_EQ(0, pf_tracefs_pid(t, true));
+	EXPECT_STREQ("", f->log);
+	ASSERT_EQ(0, pf_tracefs_pid(t, false));
+	EXPECT_STREQ("no pid\n", get(f, "set_ftrace_pid"));
+	EXPECT_EQ(1, t->pid_off);
+	ASSERT_EQ(0, pf_tracefs_pid(t, false));
+	ASSERT_EQ(0, pf_tracefs_pid(t, true));
+	EXPECT_STREQ("32768\n", get(f, "set_ftrace_pid"));
+	ASSERT_EQ(0, pf_tracefs_pid(t, false));
+	EXPECT_EQ(0, pf_tracefs_restore(t, stderr));
+}
+
+TEST_F(tfs, lazy_pid)
+{
+	self->c.lazy = true;
+	lazy_pid(_metadata, &self->t, &self->f, &self->c);
+	EXPECT_STREQ("no pid\n", get(&self->f, "set_ftrace_pid"));
+	expect_user_state(_metadata, &self->f);
+}
+
+/* The idle PID was set before: restored too, though setup wrote nothing. */
+TEST_F(tfs, lazy_pid_was_set)
+{
+	put(&self->f, "set_ftrace_pid", "32768\n");
+	self->c.lazy = true;
+	lazy_pid(_metadata, &self->t, &self->f, &self->c);
+	EXPECT_STREQ("32768\n", get(&self->f, "set_ftrace_pid"));
+}
+
 /* Lazy, the numbers moved meanwhile (a module came): -ESTALE, then by name. */
 TEST_F(tfs, lazy_moved)
 {

@@ -31,7 +31,7 @@ ROUNDS=${BENCH_ROUNDS:-5}
 NCPU=$(nproc)
 CPUS=$(seq 0 $((NCPU - 1)))
 SECS=${BENCH_SECONDS:-3}
-CONFIGS=${BENCH_CONFIGS:-baseline disarmed pidonly gateonly hooked hooked_rx hooked_tx hooked_expr armed_all armed_scoped armed_l4 armed_eager armed_all_eager armed_lean armed_reach armed_learned fgraph_unfiltered bpftrace}
+CONFIGS=${BENCH_CONFIGS:-baseline disarmed pidonly gateonly hooked hooked_rx hooked_tx hooked_expr armed_all armed_scoped armed_l4 armed_tx armed_eager armed_all_eager armed_lean armed_reach armed_learned fgraph_unfiltered bpftrace}
 # What runs after the configurations' rounds: fastpath (the hook's own
 # cost), arm (arming and disarming times), hold (the lazy hold's latency),
 # footprint. BENCH_PARTS picks some, e.g. "hold" alone for a real-time
@@ -187,6 +187,15 @@ run_armed_l4() {
 	# shellcheck disable=SC2086
 	pktfilt trace --at l4 $FILTER --count 0 $SCOPE_OPTS -o /dev/null -- \
 		sh -c ". /tmp/bench-traffic.sh; traffic armed_l4 $1"
+	rmmod pktfilt
+}
+
+# armed_tx: as armed_scoped, lazy, at tx: the LOCAL_OUT hook instead.
+run_armed_tx() {
+	insmod $PKTFILT_KO
+	# shellcheck disable=SC2086
+	pktfilt trace --at tx $FILTER --count 0 $SCOPE_OPTS -o /dev/null -- \
+		sh -c ". /tmp/bench-traffic.sh; traffic armed_tx $1"
 	rmmod pktfilt
 }
 
@@ -428,7 +437,8 @@ arm_latency() {
 # with the default scope, then with --all-functions. held_ns is the
 # module's (the packet's JSON): from the hook's hold to the replay, in the
 # guest's time. The CLI's steps (PKTFILT_TRACE_TIMES=2) after "filter
-# armed": the write of set_ftrace_filter (ftrace's patching pass over the
+# armed": the write of set_ftrace_pid (empty while waiting: the PID
+# filter on again), the write of set_ftrace_filter (ftrace's patching pass over the
 # scope, at close), the read of it back (the default scope's numbers
 # checked), "scope patched" (from "filter armed": the wait for the packet,
 # the HELD notification, the write and the read), "held packets replayed"
@@ -463,11 +473,13 @@ hold_latency() {
 			steps=$(awk '
 				/^pktfilt: time: filter armed / { armed = 1; next }
 				!armed { next }
+				/^pktfilt: time: wrote set_ftrace_pid / && pw == "" { pw = $(NF - 1) }
 				/^pktfilt: time: wrote set_ftrace_filter / && w == "" { w = $(NF - 1) }
 				/^pktfilt: time: read set_ftrace_filter / && rd == "" { rd = $(NF - 1) }
 				/^pktfilt: time: scope patched / { p = $5 }
 				/^pktfilt: time: held packets replayed / { rp = $6 }
-				END { printf "write_ms=%s verify_ms=%s patched_ms=%s ready_ms=%s",
+				END { printf "pid_ms=%s write_ms=%s verify_ms=%s patched_ms=%s ready_ms=%s",
+					pw == "" ? "na" : pw,
 					w == "" ? "na" : w, rd == "" ? "na" : rd,
 					p == "" ? "na" : p, rp == "" ? "na" : rp }' /tmp/hold.err)
 			echo "bench-hold: round=$r scope=$v rc=$rc held_ns=${held:-na} $steps trace_ms=$(((t1 - t0) / 1000000))"

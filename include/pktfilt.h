@@ -43,8 +43,9 @@
 /*
  * 3: lazy filters (PKTFILT_F_LAZY, PKTFILT_A_HOLD_MS, HELD and READY),
  * PKTFILT_A_LAZY, PKTFILT_A_HELD_NS and the hold counters.
- * 4: the process that armed a lazy filter may empty set_ftrace_pid while
- * the filter waits and set it again before READY (READY checks it).
+ * 4: the process that armed a lazy filter may write current_tracer and
+ * set_ftrace_pid while the filter waits (pktfilt trace waits with the
+ * tracer nop and no PID filter); READY checks set_ftrace_pid.
  */
 #define PKTFILT_GENL_VERSION	4
 #define PKTFILT_MCGRP_EVENTS	"events"

@@ -439,19 +439,21 @@ void pf_filter_owner_gone(struct net *net, u32 portid)
  * filter relies on. Kprobe context (NMI-like): mark the filter, so that no
  * packet is traced any more, and leave the disarming to a work item.
  *
- * @pid_list: the write was to set_ftrace_pid. A lazy filter's own process
- * (pktfilt trace) empties it while the filter waits, so that no task pays
- * for ftrace's PID filter at every context switch, and sets it again when
- * a packet is held, before READY (which checks it): those writes are
- * expected. Anyone else's, or any after READY, still disarm.
+ * @lazy_owner: the write was to current_tracer or set_ftrace_pid. While a
+ * lazy filter waits, its own process (pktfilt trace) keeps the tracer nop
+ * and set_ftrace_pid empty, so that nothing is patched and no task pays
+ * for function_graph's or the PID filter's probes at context switches;
+ * when a packet is held it sets the PID and starts function_graph, then
+ * says READY (which checks the PID filter): those writes are expected.
+ * Anyone else's, or any after READY, still disarm.
  */
-void notrace pf_filter_tracefs_changed(const char *reason, bool pid_list)
+void notrace pf_filter_tracefs_changed(const char *reason, bool lazy_owner)
 {
 	struct pf_filter *f;
 
 	rcu_read_lock();
 	f = rcu_dereference(pf_active);
-	if (f && pid_list && pf_filter_waits(f) &&
+	if (f && lazy_owner && pf_filter_waits(f) &&
 	    task_tgid_nr(current) == f->arm_tgid)
 		f = NULL;
 	if (f && !cmpxchg(&f->stale, NULL, reason))

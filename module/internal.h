@@ -147,7 +147,7 @@ void pf_rcv_end(void);
 enum pf_verdict pf_begin(struct pf_filter *f, struct pf_pkt *pkt);
 int pf_filter_ready(u32 id, struct netlink_ext_ack *extack);
 struct pf_filter *pf_stage_filter(enum pktfilt_stage stage);
-void pf_filter_tracefs_changed(const char *reason, bool pid_list);
+void pf_filter_tracefs_changed(const char *reason, bool lazy_owner);
 void pf_filter_exit(void);
 void pf_filter_free(struct pf_filter *f);
 bool pf_filter_match(const struct pf_filter *f, struct sk_buff *skb,

@@ -19,9 +19,10 @@
 #include "trace.h"
 
 /*
- * The one function in set_ftrace_filter while a lazy filter waits
- * (pktfilt trace): an empty filter means every function, and this one is
- * never called, so nothing runs through ftrace until a packet comes.
+ * For `pktfilt set --lazy` by hand (docs/usage.md): the one function in
+ * set_ftrace_filter while function_graph runs and the filter waits (an
+ * empty filter means every function, and this one is never called).
+ * pktfilt trace waits with the tracer nop instead.
  */
 noinline void pktfilt_anchor(void)
 {

@@ -17,8 +17,9 @@
  *
  * Each handler finds the trace array the write is for from its arguments
  * and ignores tracefs instances: only the array the gate steers
- * (global_trace) matters. set_ftrace_pid written by the process that armed
- * a lazy filter, before its READY, is expected (pf_filter_tracefs_changed()).
+ * (global_trace) matters. current_tracer and set_ftrace_pid written by the
+ * process that armed a lazy filter, before its READY, are expected
+ * (pf_filter_tracefs_changed()).
  *
  * One more watcher is not on tracefs: debugfs kprobes/enabled. Writing 0
  * there disarms every kprobe, the gate's and these watchers, so no packet
@@ -89,13 +90,13 @@ struct pf_watch {
 	const char *reason;	/* for pktfilt show */
 	const char *missing;	/* the same, if it cannot be watched */
 	bool optional;		/* missing, it does not keep a filter from arming */
-	bool pid_list;		/* set_ftrace_pid (pf_filter_tracefs_changed()) */
+	bool lazy_owner;	/* a lazy filter's owner writes it before READY */
 	bool registered;
 };
 
-#define PF_WATCH(sym, fn, why, pids) {				\
+#define PF_WATCH(sym, fn, why, owner) {				\
 	.symbol = sym, .trace_array = fn, .what = why,		\
-	.pid_list = pids,					\
+	.lazy_owner = owner,					\
 	.reason = "tracefs changed while armed: " why,		\
 	.missing = "cannot arm: no kprobe on " sym " on this kernel, so an armed filter could not notice when " why, \
 }
@@ -108,7 +109,7 @@ MODULE_PARM_DESC(test_missing_watch,
 
 static struct pf_watch pf_watches[] = {
 	PF_WATCH("tracing_set_tracer", pf_tr_arg0,
-		 "current_tracer was written", false),
+		 "current_tracer was written", true),
 	PF_WATCH("ftrace_pid_open", pf_tr_truncating_open,
 		 "set_ftrace_pid was written", true),
 	PF_WATCH("ftrace_pid_write", pf_tr_seq_write,
@@ -144,7 +145,7 @@ static int pf_watch_pre(struct kprobe *p, struct pt_regs *regs)
 	}
 	tr = w->trace_array(regs);
 	if (tr && pf_gate_is_trace_array(tr))
-		pf_filter_tracefs_changed(w->reason, w->pid_list);
+		pf_filter_tracefs_changed(w->reason, w->lazy_owner);
 	return 0;
 }
 

@@ -83,32 +83,27 @@ void trace_tfs_config(struct trace_run *r, struct pf_tfs_config *c,
 			c->nglobs++;
 		c->globs_optional = true;
 	}
-	c->lazy = !r->o.eager && r->version >= 3;
+	c->lazy = !r->o.eager && r->version >= 4;
 }
 
 /*
- * The module holds a packet (HELD): the scope patched in one write, then
- * READY, and the module replays it traced. Once per run.
+ * The module holds a packet (HELD): the PID filter back, function_graph
+ * started (the scope, in set_ftrace_filter since setup, patched in one
+ * pass), then READY, and the module replays it traced. Once per run.
  */
 int trace_arm_scope(struct trace_run *r)
 {
-	struct pf_tfs_config c;
-	const char *roots[16];
 	int err;
 
 	if (!r->lazy || r->tfs.scope_on)
 		return 0;
 	/* The PID filter first: else the scope traces every task. */
 	err = pf_tracefs_pid(&r->tfs, true);
-	if (err) {
-		fprintf(stderr, "pktfilt: trace: %s\n", r->tfs.err);
-		return -1;
-	}
-	err = pf_tracefs_scope(&r->tfs, true);
-	if (err == -ESTALE) {
-		trace_tfs_config(r, &c, roots, 16);
-		err = pf_tracefs_scope_by_name(&r->tfs, &c);
-	}
+	if (!err)
+		err = pf_tracefs_scope(&r->tfs, true);
+	/* Starting the tracer reset the buffers' counters. */
+	if (!err)
+		err = pf_tracefs_lost(&r->tfs, r->lost_before);
 	if (err) {
 		fprintf(stderr, "pktfilt: trace: patching the scope: %s\n",
 			r->tfs.err);
@@ -173,14 +168,14 @@ int trace_arm(struct trace_run *r)
 		return EXIT_RUNTIME;
 	}
 	trace_times_step(!r->tfs.by_index ?
-			 (r->tfs.lazy ? "tracefs set up (lazy: the anchor alone)" :
+			 (r->tfs.lazy ? "tracefs set up (lazy: tracer nop)" :
 			  "tracefs set up") :
 			 r->tfs.by_kept_copy ?
 			 (r->tfs.lazy ?
-			  "tracefs set up (functions by number, kept list; lazy: the anchor alone)" :
+			  "tracefs set up (functions by number, kept list; lazy: tracer nop)" :
 			  "tracefs set up (functions by number, kept list)") :
 			 (r->tfs.lazy ?
-			  "tracefs set up (functions by number; lazy: the anchor alone)" :
+			  "tracefs set up (functions by number; lazy: tracer nop)" :
 			  "tracefs set up (functions by number)"));
 	if (r->tfs.note[0])
 		fprintf(stderr,
@@ -199,9 +194,9 @@ int trace_arm(struct trace_run *r)
 	if (r->lazy) {
 		r->o.filter.flags |= PKTFILT_F_LAZY;
 		r->o.filter.hold_ms = (__u32)(r->o.hold * 1000);
-	} else if (c.lazy && !r->o.eager) {
+	} else if (!r->o.eager) {
 		fprintf(stderr,
-			"pktfilt: trace: note: the scope is patched in advance (pktfilt.ko's anchor function is not traceable here): waiting slows every call of it\n");
+			"pktfilt: trace: note: the scope is patched in advance (the loaded pktfilt.ko predates lazy arming): waiting slows every call of it\n");
 	}
 	msg = pf_nl_msg(r->nl, PKTFILT_CMD_SET);
 	if (!msg || pf_nl_put_filter(msg, &r->o.filter)) {

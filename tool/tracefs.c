@@ -815,49 +815,6 @@ out:
 	return err;
 }
 
-/*
- * Lazy: set_ftrace_filter names the anchor alone (pktfilt.ko's, never
- * called), by its number if known, else by its name (one match of every
- * function's name). Checked by reading the filter back.
- */
-static int write_anchor(struct pf_tracefs *t)
-{
-	char *name = PF_TFS_ANCHOR;
-	char *got;
-	size_t len, n;
-	int err;
-
-	if (t->anchor[0])
-		err = tfs_write_entries(t, "set_ftrace_filter", t->anchor,
-					strlen(t->anchor), NULL, 0, NULL);
-	else
-		err = tfs_write_entries(t, "set_ftrace_filter", NULL, 0,
-					&name, 1, NULL);
-	if (err)
-		return err;
-	err = tfs_filter_functions(t, &got, &len, &n);
-	if (err)
-		return err;
-	err = len == sizeof(PF_TFS_ANCHOR_LINE) &&
-	      !memcmp(got, PF_TFS_ANCHOR_LINE "\n", len) ? 0 : -ENOENT;
-	free(got);
-	return err;
-}
-
-static void scope_free(struct pf_tracefs *t)
-{
-	if (t->scope_state) {
-		pf_fcache_state_free(t->scope_state);
-		free(t->scope_state);
-		t->scope_state = NULL;
-	}
-	free(t->scope_nums);
-	free(t->scope_want);
-	t->scope_nums = t->scope_want = NULL;
-	t->scope_nums_len = t->scope_want_len = 0;
-	t->lazy = t->scope_all = t->scope_on = false;
-}
-
 static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c,
 			struct pf_tfs_match *m)
 {
@@ -868,17 +825,9 @@ static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c,
 	t->nfuncs = 0;
 	t->by_index = false;
 	t->by_kept_copy = false;
-	scope_free(t);
-	if (!c->nglobs && c->lazy) {
-		/* All functions, later: an empty filter then. */
-		err = touch(t, "set_ftrace_filter", NULL);
-		if (!err && !write_anchor(t)) {
-			t->lazy = t->scope_all = true;
-			return 0;
-		}
-		if (err)
-			return err;
-	}
+	/* Lazy: written and checked as eager, patched only when started. */
+	t->lazy = c->lazy;
+	t->scope_on = false;
 	if (!c->nglobs) {
 		/* All functions: write only if it names some now. */
 		return clear_list(t, "set_ftrace_filter");
@@ -888,31 +837,8 @@ static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c,
 		return err;
 	if (m) {
 		err = tfs_filter_by_index(t, c, m);
-		if (err < 0)
+		if (err <= 0)
 			return err;
-		if (!err && c->lazy && t->scope_nums) {
-			/* Written and checked with the tracer nop: now the anchor. */
-			if (!write_anchor(t)) {
-				t->lazy = true;
-				/* The numbers hold while this does not change. */
-				t->scope_state = calloc(1, sizeof(*t->scope_state));
-				if (t->scope_state &&
-				    pf_fcache_state(t->sysroot, t->root,
-						    t->scope_state)) {
-					free(t->scope_state);
-					t->scope_state = NULL;
-				}
-				return 0;
-			}
-			/* No anchor (an older module): patched in advance. */
-			err = tfs_write_entries(t, "set_ftrace_filter",
-						t->scope_nums, t->scope_nums_len,
-						NULL, 0, NULL);
-			scope_free(t);
-			return err;
-		}
-		if (!err)
-			return 0;
 	}
 	err = filter_by_glob(t, c);
 	if (!err && !tfs_filter_functions(t, &got, &len, &t->nfuncs))
@@ -920,73 +846,25 @@ static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c,
 	return err;
 }
 
-/* Lazy, when the numbers changed: the scope by name (slow: ftrace matches). */
-int pf_tracefs_scope_by_name(struct pf_tracefs *t,
-			     const struct pf_tfs_config *c)
-{
-	int err;
-
-	if (!t->lazy)
-		return 0;
-	err = filter_by_glob(t, c);
-	if (!err)
-		t->scope_on = true;
-	return err;
-}
-
 /*
- * Lazy: the scope written (@on) or the anchor alone again: one write and
- * close, so one pass of ftrace's patching. The numbers were checked at
- * setup; a module loaded or removed since shifts them, so then (what
- * the kept list is keyed on changed) they are read back, and on a
- * difference the caller writes the scope by name.
+ * Lazy: function_graph started (@on), the scope written at setup patched
+ * in one pass of ftrace's; or nop again. While the tracer is nop nothing
+ * of the scope is patched, whatever set_ftrace_filter names, and no
+ * function_graph probe runs at context switches. Starting the tracer
+ * empties the ring buffer (nothing is traced before it).
  */
 int pf_tracefs_scope(struct pf_tracefs *t, bool on)
 {
-	char *got = NULL;
-	size_t len, n;
 	int err;
 
 	if (!t->lazy || on == t->scope_on)
 		return 0;
-	if (!on) {
-		err = write_anchor(t);
-		if (!err)
-			t->scope_on = false;
-		return err;
-	}
-	if (t->scope_all)
-		return tfs_write_entries(t, "set_ftrace_filter", NULL, 0,
-					 NULL, 0, NULL) ?: (t->scope_on = true, 0);
-	err = tfs_write_entries(t, "set_ftrace_filter", t->scope_nums,
-				t->scope_nums_len, NULL, 0, NULL);
-	/*
-	 * No module came or went, ftrace counts the same records: the
-	 * numbers are those checked at setup, and reading the filter back
-	 * (thousands of lines) would only delay the held packet.
-	 */
-	if (!err && t->scope_state) {
-		struct pf_fcache_state now;
-
-		if (!pf_fcache_state(t->sysroot, t->root, &now)) {
-			bool same = pf_fcache_state_eq(&now, t->scope_state);
-
-			pf_fcache_state_free(&now);
-			if (same) {
-				t->scope_on = true;
-				return 0;
-			}
-		}
-	}
+	err = touch(t, "current_tracer", NULL);
 	if (!err)
-		err = tfs_filter_functions(t, &got, &len, &n);
-	if (!err && (len != t->scope_want_len ||
-		     memcmp(got, t->scope_want, len)))
-		err = tfs_fail(t, -ESTALE,
-			       "set_ftrace_filter: the functions' numbers changed since the start (a module loaded or removed)");
-	free(got);
+		err = tfs_write_value(t, "current_tracer",
+				      on ? "function_graph" : "nop");
 	if (!err)
-		t->scope_on = true;
+		t->scope_on = on;
 	return err;
 }
 
@@ -1151,6 +1029,9 @@ int pf_tracefs_start(struct pf_tracefs *t)
 {
 	int err = touch(t, "current_tracer", NULL);
 
+	/* Lazy: the tracer stays nop until a packet is held. */
+	if (!err && t->lazy)
+		return set_value(t, "tracing_on", "1", true);
 	if (!err)
 		err = tfs_write_value(t, "current_tracer", "function_graph");
 	if (!err)
@@ -1394,7 +1275,6 @@ void pf_tracefs_close(struct pf_tracefs *t)
 	tfs_avail_drop(t);
 	tfs_match_free(t->match);
 	t->match = NULL;
-	scope_free(t);
 	for (i = 0; i < t->nset; i++) {
 		free(t->set[i].rel);
 		free(t->set[i].saved);

@@ -66,7 +66,6 @@
 
 struct pf_tfs_avail;
 struct pf_tfs_match;
-struct pf_fcache_state;
 
 enum pf_tfs_kind {
 	PF_TFS_VALUE,		/* one value: "1", "nop", "2051" */
@@ -121,21 +120,13 @@ struct pf_tracefs {
 					 * in use */
 	struct pf_tfs_match *match;	/* pf_tracefs_prefetch()'s */
 	/*
-	 * Lazy (pf_tfs_config.lazy): after setup, set_ftrace_filter holds
-	 * the anchor alone, and pf_tracefs_scope() writes the scope.
+	 * Lazy (pf_tfs_config.lazy): after setup the tracer stays nop, so
+	 * nothing is patched; pf_tracefs_scope() starts function_graph.
 	 */
 	bool lazy;
-	bool scope_all;		/* the scope is every function */
-	bool scope_on;		/* the scope is written now */
-	char *scope_nums;	/* the scope's numbers, as written */
-	size_t scope_nums_len;
-	char *scope_want;	/* set_ftrace_filter as they give it */
-	size_t scope_want_len;
-	char anchor[24];	/* the anchor's number, "" to write its name */
+	bool scope_on;		/* function_graph started */
 	char idle_pid[24];	/* after setup: set_ftrace_pid's PID */
 	bool pid_off;		/* set_ftrace_pid emptied (pf_tracefs_pid()) */
-	/* What the numbers depend on, when they were checked; or NULL. */
-	struct pf_fcache_state *scope_state;
 };
 
 /* What pf_tracefs_setup() sets. */
@@ -147,12 +138,8 @@ struct pf_tfs_config {
 	size_t nglobs;
 	bool globs_optional;	/* a glob nothing matches is left out */
 	unsigned long buffer_kb;	/* at least this per CPU; 0: as is */
-	bool lazy;		/* the anchor alone, the scope written later */
+	bool lazy;		/* the tracer nop until pf_tracefs_scope() */
 };
-
-/* The function set_ftrace_filter names alone while lazy (pktfilt.ko's). */
-#define PF_TFS_ANCHOR		"pktfilt_anchor"
-#define PF_TFS_ANCHOR_LINE	"pktfilt_anchor [pktfilt]"
 
 /* Return values beside 0 and -errno. */
 #define PF_TFS_EGLOB	(-10000)	/* a --functions glob was refused */
@@ -183,16 +170,18 @@ int pf_tracefs_setup(struct pf_tracefs *t, const struct pf_tfs_config *c);
  */
 int pf_tracefs_prefetch(struct pf_tracefs *t, const struct pf_tfs_config *c);
 
-/* function_graph on, tracing on. */
+/* function_graph on (lazy: still nop), tracing on. */
 int pf_tracefs_start(struct pf_tracefs *t);
+/*
+ * Lazy: function_graph started (@on), patching the scope in one pass, or
+ * nop again. Starting it empties the ring buffer.
+ */
 int pf_tracefs_scope(struct pf_tracefs *t, bool on);
 /*
  * Lazy: set_ftrace_pid emptied (@on false) while the filter waits, or set
  * to the idle PID again (@on) before the scope is patched.
  */
 int pf_tracefs_pid(struct pf_tracefs *t, bool on);
-int pf_tracefs_scope_by_name(struct pf_tracefs *t,
-			     const struct pf_tfs_config *c);
 /* tracing off. */
 int pf_tracefs_stop(struct pf_tracefs *t);
 

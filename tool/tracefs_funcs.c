@@ -929,19 +929,6 @@ int tfs_filter_by_index(struct pf_tracefs *t, const struct pf_tfs_config *c,
 			t->nfuncs = gcount;
 			t->by_index = true;
 			t->by_kept_copy = a->cached;
-			if (c->lazy) {
-				/* Kept for pf_tracefs_scope(); the anchor's number. */
-				t->scope_nums = nb.buf;
-				t->scope_nums_len = nb.len;
-				t->scope_want = want;
-				t->scope_want_len = wlen;
-				t->anchor[0] = '\0';
-				for (k = 0; k < a->n; k++)
-					if (!strcmp(a->line[k], PF_TFS_ANCHOR_LINE))
-						snprintf(t->anchor, sizeof(t->anchor),
-							 "%zu", k + 1);
-				return 0;
-			}
 			free(nb.buf);
 			free(want);
 			return 0;

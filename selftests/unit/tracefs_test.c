@@ -60,7 +60,6 @@ struct fake {
 	int writes;
 	int shift;		/* numbers select record N + shift */
 	size_t nrec;		/* records: NAVAIL, or NAVAIL_MAX (the anchor) */
-	int no_anchor;		/* writes of pktfilt_anchor refused */
 };
 
 /* The records, in their order: line N is number N + 1. */
@@ -461,10 +460,6 @@ static int fake_write(void *ctx, const char *rel, const char *buf, size_t len)
 		 (int)(len && buf[len - 1] == '\n' ? len - 1 : len), buf);
 	if (f->fail_rel[0] && !strcmp(rel, f->fail_rel))
 		return f->fail_err;
-	if (f->no_anchor && !strcmp(rel, "set_ftrace_filter") &&
-	    (!strncmp(buf, "pktfilt_anchor", 14) ||
-	     (len == 2 && !memcmp(buf, "15", 2))))
-		return -EINVAL;
 	/* No function matches "nosuch*"; tcp_v6_rcv is not traceable. */
 	if (!strcmp(rel, "set_ftrace_filter") && !strncmp(buf, "nosuch", 6))
 		return -EINVAL;
@@ -650,9 +645,9 @@ TEST_F(tfs, functions)
 }
 
 /*
- * Lazy: the scope written by number and checked (the tracer is nop: no
- * patching), then the anchor alone, by its number; pf_tracefs_scope()
- * writes the scope's numbers in one write, and the anchor again.
+ * Lazy: the scope written by number and checked as eager, but the tracer
+ * stays nop (nothing patched) until pf_tracefs_scope() starts
+ * function_graph, once.
  */
 TEST_F(tfs, lazy)
 {
@@ -664,25 +659,23 @@ TEST_F(tfs, lazy)
 	self->c.nglobs = 3;
 	self->c.lazy = true;
 	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	ASSERT_EQ(0, pf_tracefs_start(&self->t));
 	EXPECT_EQ(1, self->t.lazy);
 	EXPECT_EQ(0, self->t.scope_on);
-	EXPECT_NE(NULL, strstr(self->f.log,
-			       "set_ftrace_filter=1 2 4 5 6 9 11 12 13;set_ftrace_filter=15;"));
-	EXPECT_STREQ("pktfilt_anchor [pktfilt]\nudp_rcv:traceoff:unlimited\n",
-		     get(&self->f, "set_ftrace_filter"));
+	EXPECT_NE(NULL, strstr(self->f.log, "set_ftrace_filter=1 2 4 5 6 9 11 12 13;"));
+	EXPECT_STREQ("nop\n", get(&self->f, "current_tracer"));
+	EXPECT_STREQ("1\n", get(&self->f, "tracing_on"));
 	self->f.log[0] = '\0';
 	ASSERT_EQ(0, pf_tracefs_scope(&self->t, true));
 	EXPECT_EQ(1, self->t.scope_on);
-	EXPECT_STREQ("set_ftrace_filter=1 2 4 5 6 9 11 12 13;", self->f.log);
+	/* One write: the tracer; the filter was right since setup. */
+	EXPECT_STREQ("current_tracer=function_graph;", self->f.log);
 	EXPECT_STREQ("ip_rcv\nudp_rcv\nip_output\ntcp_v4_rcv\nnf_hook_slow\nip_finish_output\nveth_poll [veth]\nveth_xmit [veth]\nip_local_deliver\nudp_rcv:traceoff:unlimited\n",
 		     get(&self->f, "set_ftrace_filter"));
 	/* Once is enough. */
 	self->f.log[0] = '\0';
 	ASSERT_EQ(0, pf_tracefs_scope(&self->t, true));
 	EXPECT_STREQ("", self->f.log);
-	ASSERT_EQ(0, pf_tracefs_scope(&self->t, false));
-	EXPECT_STREQ("pktfilt_anchor [pktfilt]\nudp_rcv:traceoff:unlimited\n",
-		     get(&self->f, "set_ftrace_filter"));
 	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
 	expect_user_state(_metadata, &self->f);
 }
@@ -691,7 +684,6 @@ TEST_F(tfs, lazy)
 static void lazy_pid(struct __test_metadata *_metadata, struct pf_tracefs *t,
 		     struct fake *f, const struct pf_tfs_config *c)
 {
-	fake_with_anchor(f);
 	ASSERT_EQ(0, pf_tracefs_save(t));
 	ASSERT_EQ(0, pf_tracefs_setup(t, c));
 	EXPECT_STREQ("32768\n", get(f, "set_ftrace_pid"));
@@ -726,66 +718,19 @@ TEST_F(tfs, lazy_pid_was_set)
 	EXPECT_STREQ("32768\n", get(&self->f, "set_ftrace_pid"));
 }
 
-/* Lazy, the numbers moved meanwhile (a module came): -ESTALE, then by name. */
-TEST_F(tfs, lazy_moved)
-{
-	const char *const globs[] = { "ip_*", "nf_hook_slow" };
-
-	fake_with_anchor(&self->f);
-	ASSERT_EQ(0, pf_tracefs_save(&self->t));
-	self->c.globs = globs;
-	self->c.nglobs = 2;
-	self->c.lazy = true;
-	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
-	ASSERT_EQ(1, self->t.lazy);
-	/* A module came: the numbers select the next record. */
-	self->f.shift = 1;
-	put(&self->f, "proc/modules",
-	    "nfoo 4096 0 - Live 0xffffffffc0d00000\npktfilt 90112 0 - Live 0xffffffffc0c00000\nveth 40960 0 - Live 0xffffffffc0a00000\n");
-	EXPECT_EQ(-ESTALE, pf_tracefs_scope(&self->t, true));
-	EXPECT_EQ(0, self->t.scope_on);
-	self->f.shift = 0;
-	self->f.log[0] = '\0';
-	ASSERT_EQ(0, pf_tracefs_scope_by_name(&self->t, &self->c));
-	EXPECT_EQ(1, self->t.scope_on);
-	EXPECT_NE(NULL, strstr(self->f.log, "set_ftrace_filter=ip_*;set_ftrace_filter=nf_hook_slow;"));
-	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
-	expect_user_state(_metadata, &self->f);
-}
-
-/* Lazy where the anchor is refused (an older module): the scope in advance. */
-TEST_F(tfs, lazy_no_anchor)
-{
-	const char *const globs[] = { "ip_*" };
-
-	fake_with_anchor(&self->f);
-	ASSERT_EQ(0, pf_tracefs_save(&self->t));
-	self->c.globs = globs;
-	self->c.nglobs = 1;
-	self->c.lazy = true;
-	self->f.no_anchor = 1;
-	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
-	EXPECT_EQ(0, self->t.lazy);
-	EXPECT_STREQ("ip_rcv\nudp_rcv\nip_output\ntcp_v4_rcv\nip_finish_output\nip_local_deliver\nudp_rcv:traceoff:unlimited\n",
-		     get(&self->f, "set_ftrace_filter"));
-	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
-	expect_user_state(_metadata, &self->f);
-}
-
-/* Lazy, every function: the anchor by name (no list read), then empty. */
+/* Lazy, every function: the filter emptied, patched when started. */
 TEST_F(tfs, lazy_all)
 {
-	fake_with_anchor(&self->f);
 	ASSERT_EQ(0, pf_tracefs_save(&self->t));
 	self->c.lazy = true;
 	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	ASSERT_EQ(0, pf_tracefs_start(&self->t));
 	EXPECT_EQ(1, self->t.lazy);
-	EXPECT_EQ(1, self->t.scope_all);
-	EXPECT_STREQ("pktfilt_anchor [pktfilt]\nudp_rcv:traceoff:unlimited\n",
-		     get(&self->f, "set_ftrace_filter"));
-	ASSERT_EQ(0, pf_tracefs_scope(&self->t, true));
 	EXPECT_STREQ("#### all functions enabled ####\nudp_rcv:traceoff:unlimited\n",
 		     get(&self->f, "set_ftrace_filter"));
+	EXPECT_STREQ("nop\n", get(&self->f, "current_tracer"));
+	ASSERT_EQ(0, pf_tracefs_scope(&self->t, true));
+	EXPECT_STREQ("function_graph\n", get(&self->f, "current_tracer"));
 	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
 	expect_user_state(_metadata, &self->f);
 }

@@ -687,9 +687,18 @@ tr_lazy_case() {
 	pid=$!
 	if tr_wait_ready $TR/err $pid; then
 		tr_expect "lazy: the ready line says so" $TR/err 'patched when a packet matches'
-		expect_eq "lazy: set_ftrace_filter while waiting" \
-			"$(grep -v '^#' $T/set_ftrace_filter)" "pktfilt_anchor [pktfilt]"
-		# No PID filter while waiting: no context switch pays for it.
+		# Nothing patched while waiting: the tracer nop, the scope
+		# in set_ftrace_filter but none of it in enabled_functions
+		# (only rx's own hook on __netif_receive_skb and kprobes'),
+		# no PID filter: no context switch pays for either.
+		expect_eq "lazy: current_tracer while waiting" "$(cat $T/current_tracer)" nop
+		n=$(grep -vc '^#' $T/set_ftrace_filter)
+		e=$(wc -l < $T/enabled_functions)
+		if [ "$n" -gt 1000 ] && [ "$e" -lt 20 ]; then
+			ok "lazy: the scope named ($n functions), not patched ($e enabled)"
+		else
+			fail "lazy: the scope named, not patched" "$n in set_ftrace_filter, $e enabled: $(head -20 $T/enabled_functions)"
+		fi
 		expect_eq "lazy: set_ftrace_pid empty while waiting" \
 			"$(cat $T/set_ftrace_pid)" "no pid"
 		pktfilt show > $TR/show

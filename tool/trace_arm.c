@@ -187,7 +187,8 @@ int trace_arm(struct trace_run *r)
 		return EXIT_RUNTIME;
 	}
 	r->started = true;
-	trace_times_step("function_graph started");
+	trace_times_step(r->tfs.lazy ? "tracing on (lazy: tracer nop)" :
+			 "function_graph started");
 
 	r->o.filter.flags = PKTFILT_F_OWNED | PKTFILT_F_EXCLUSIVE;
 	r->lazy = r->tfs.lazy;

@@ -66,6 +66,13 @@ struct pf_replay {
 };
 static DEFINE_PER_CPU(struct pf_replay, pf_replay);
 
+/* What schedule_work() uses; named so from 6.12 on (system_wq deprecated). */
+#ifdef PF_SYSTEM_PERCPU_WQ
+#define PF_HOLD_WQ	system_percpu_wq
+#else
+#define PF_HOLD_WQ	system_wq
+#endif
+
 static void pf_hold_work_fn(struct work_struct *work);
 static DECLARE_WORK(pf_hold_work, pf_hold_work_fn);
 static void pf_hold_expire_fn(struct work_struct *work);
@@ -125,7 +132,7 @@ static void notrace pf_hold_ask(struct pf_filter *f, u64 delay_ns)
 	atomic_set(&pf_hold_notify_id, f->id);
 	schedule_work(&pf_hold_notify);
 	if (delay_ns)
-		mod_delayed_work(system_wq, &pf_hold_expire,
+		mod_delayed_work(PF_HOLD_WQ, &pf_hold_expire,
 				 nsecs_to_jiffies(delay_ns) + 1);
 }
 
@@ -272,7 +279,7 @@ static void pf_hold_work_fn(struct work_struct *work)
 			if (now < h->deadline) {
 				rcu_read_unlock();
 				pf_hold_unlock_irqrestore(flags);
-				mod_delayed_work(system_wq, &pf_hold_expire,
+				mod_delayed_work(PF_HOLD_WQ, &pf_hold_expire,
 						 nsecs_to_jiffies(h->deadline - now) + 1);
 				return;
 			}

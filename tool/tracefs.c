@@ -863,6 +863,10 @@ int pf_tracefs_scope(struct pf_tracefs *t, bool on)
 	if (!err)
 		err = tfs_write_value(t, "current_tracer",
 				      on ? "function_graph" : "nop");
+	if (err == -EBUSY)
+		return tfs_fail(t, err,
+				"%s/current_tracer: busy: the tracer cannot change while a reader has trace_pipe open (close it, or use --eager)",
+				t->root);
 	if (!err)
 		t->scope_on = on;
 	return err;

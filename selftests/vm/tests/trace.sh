@@ -741,7 +741,11 @@ tr_lazy_case() {
 	tr_expect "lazy --all-functions: the packet held, then traced" $TR/lazy-all.txt \
 		'^# packet [0-9]* .l4, id .* held [0-9.]* us$'
 	sed -n 's/^pktfilt: time: /# lazy --all-functions: /p' $TR/lazy-all.err
-	for at in l4 rx tx; do
+	# Every stage on one kernel in make check (TRACE_CLI, the tool's own
+	# logic: held, patched, replayed the same way), rx on the others.
+	ats=rx
+	[ "${TRACE_CLI:-1}" != 0 ] && ats="l4 rx tx"
+	for at in $ats; do
 		# Caches warm (the reply's route, say) for both runs alike.
 		ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4000 --dport 9000 -q
 		for m in lazy eager; do

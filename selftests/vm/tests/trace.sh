@@ -675,11 +675,11 @@ tr_funcs() {
 	sed -n 's/^ *[0-9]*) .*|  *\([A-Za-z0-9_.]*\)().*/\1/p' "$1" | sort -u
 }
 
-# Lazy (the default): while trace waits, set_ftrace_filter names the
-# anchor alone and show says so; the first matching packet is held,
-# replayed traced ("held" in its header), the settings restored; and the
-# same packet traced with --eager has the same root and functions, at
-# each stage.
+# Lazy (the default): while trace waits, the tracer is nop (nothing
+# patched), set_ftrace_pid empty, and show says so; the first matching
+# packet is held, replayed traced ("held" in its header), the settings
+# restored; and the same packet traced with --eager has the same root and
+# functions.
 tr_lazy_case() {
 	tr_snap $TR/before
 	: > $TR/err
@@ -761,12 +761,22 @@ tr_lazy_case() {
 		lr=$(sed -n 's/.* root=\([a-z_0-9]*\).*/\1/p' $TR/lazy-$at.txt | head -1)
 		er=$(sed -n 's/.* root=\([a-z_0-9]*\).*/\1/p' $TR/eager-$at.txt | head -1)
 		n=$(wc -l < $TR/lazy-$at.funcs)
-		if [ -n "$lr" ] && [ "$lr" = "$er" ] && [ "$n" -gt 5 ] &&
-		   cmp -s $TR/lazy-$at.funcs $TR/eager-$at.funcs; then
-			ok "lazy and eager at $at: the same root ($lr) and $n functions"
+		# Two traces of one packet type may differ by a lock or a
+		# wakeup the timing decides (seen: one _raw_spin_lock more on
+		# 6.12, once in two): at most two functions apart; a replay
+		# gone another way differs by many.
+		d=$(diff $TR/eager-$at.funcs $TR/lazy-$at.funcs | grep -c '^[<>]')
+		if [ -n "$lr" ] && [ "$lr" = "$er" ] && [ "$n" -gt 5 ] && [ "$d" -le 2 ]; then
+			ok "lazy and eager at $at: the same root ($lr) and $n functions ($d apart)"
+			[ "$d" = 0 ] || diff $TR/eager-$at.funcs $TR/lazy-$at.funcs | sed -n 's/^\([<>]\)/# lazy and eager at '"$at"': eager \1 lazy:/p'
 		else
 			fail "lazy and eager at $at: the same root and functions" \
-				"roots '$lr' '$er'; $(diff $TR/eager-$at.funcs $TR/lazy-$at.funcs | head -20)"
+				"roots '$lr' '$er'; $d apart: $(diff $TR/eager-$at.funcs $TR/lazy-$at.funcs | head -20)"
+			# Where the first function of one only is called.
+			x=$(diff $TR/eager-$at.funcs $TR/lazy-$at.funcs | sed -n 's/^[<>] //p' | head -1)
+			for m in lazy eager; do
+				grep -n -B12 -A2 " $x()" $TR/$m-$at.txt | head -30 | sed "s/^/# $m: /"
+			done
 		fi
 	done
 }

@@ -153,14 +153,13 @@ run_hooked_expr() {
 }
 
 # What a user of pktfilt trace waits in. Lazy, the default since issue 32:
-# set_ftrace_filter holds pktfilt_anchor alone (never called), so nothing
-# of the scope is patched while no packet matches (none does here): the
-# traffic pays the stage's hooks (rx), the gate's probes and ftrace's PID
-# filter at each context switch, and function_graph's own probes. armed_all
-# is the same with --all-functions (also the anchor alone while waiting);
-# armed_eager and armed_all_eager keep the behaviour of before (--eager):
-# the scope, or every function, patched in advance, the PID filter keeping
-# all but the gate's CPU out.
+# the tracer stays nop (set_ftrace_filter names the scope, nothing is
+# patched) and set_ftrace_pid empty while no packet matches (none does
+# here): the traffic pays the stage's hooks (rx) and the free probes.
+# armed_all is the same with --all-functions; armed_eager and
+# armed_all_eager keep the behaviour of before (--eager): the scope, or
+# every function, patched in advance, the PID filter keeping all but the
+# gate's CPU out.
 run_armed_all() {
 	insmod $PKTFILT_KO
 	pktfilt trace $FILTER --count 0 --all-functions -o /dev/null -- \
@@ -438,12 +437,13 @@ arm_latency() {
 # module's (the packet's JSON): from the hook's hold to the replay, in the
 # guest's time. The CLI's steps (PKTFILT_TRACE_TIMES=2) after "filter
 # armed": the write of set_ftrace_pid (empty while waiting: the PID
-# filter on again), the write of set_ftrace_filter (ftrace's patching pass over the
-# scope, at close), the read of it back (the default scope's numbers
-# checked), "scope patched" (from "filter armed": the wait for the packet,
-# the HELD notification, the write and the read), "held packets replayed"
+# filter on again), the write of current_tracer (function_graph started:
+# ftrace's patching pass over the scope set_ftrace_filter has named since
+# setup), the read of set_ftrace_filter back (none since the tracer waits
+# nop: na), "scope patched" (from "filter armed": the wait for the
+# packet, the HELD notification and the writes), "held packets replayed"
 # (READY, a netlink round trip with the module's ack). What held_ns has
-# besides the write, the read and READY is the HELD notification's way to
+# besides the writes and READY is the HELD notification's way to
 # the CLI (netlink multicast, poll's wakeup) and the replay's start (a
 # kernel worker). trace_ms: the whole pktfilt trace, start to exit.
 # The sender sends a second packet 1 s later and so lives while its first
@@ -474,7 +474,7 @@ hold_latency() {
 				/^pktfilt: time: filter armed / { armed = 1; next }
 				!armed { next }
 				/^pktfilt: time: wrote set_ftrace_pid / && pw == "" { pw = $(NF - 1) }
-				/^pktfilt: time: wrote set_ftrace_filter / && w == "" { w = $(NF - 1) }
+				/^pktfilt: time: wrote current_tracer / && w == "" { w = $(NF - 1) }
 				/^pktfilt: time: read set_ftrace_filter / && rd == "" { rd = $(NF - 1) }
 				/^pktfilt: time: scope patched / { p = $5 }
 				/^pktfilt: time: held packets replayed / { rp = $6 }

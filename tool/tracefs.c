@@ -846,12 +846,31 @@ static int setup_filter(struct pf_tracefs *t, const struct pf_tfs_config *c,
 	return err;
 }
 
+/* The pktfilt events on. */
+static int enable_events(struct pf_tracefs *t)
+{
+	struct pf_tfs_setting *s;
+	size_t i;
+	int err;
+
+	for (i = 0; i < t->nset; i++) {
+		s = &t->set[i];
+		if (s->kind == PF_TFS_GROUP && !strncmp(s->rel, "events/", 7)) {
+			err = set_value(t, s->rel, "1", false);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
 /*
- * Lazy: function_graph started (@on), the scope written at setup patched
- * in one pass of ftrace's; or nop again. While the tracer is nop nothing
- * of the scope is patched, whatever set_ftrace_filter names, and no
- * function_graph probe runs at context switches. Starting the tracer
- * empties the ring buffer (nothing is traced before it).
+ * Lazy: the pktfilt events enabled and function_graph started (@on), the
+ * scope written at setup patched in one pass of ftrace's; or nop again.
+ * While the tracer is nop nothing of the scope is patched, whatever
+ * set_ftrace_filter names, and no probe of function_graph's, nor the
+ * events' task-name recording, runs at context switches. Starting the
+ * tracer empties the ring buffer (nothing is traced before it).
  */
 int pf_tracefs_scope(struct pf_tracefs *t, bool on)
 {
@@ -859,7 +878,9 @@ int pf_tracefs_scope(struct pf_tracefs *t, bool on)
 
 	if (!t->lazy || on == t->scope_on)
 		return 0;
-	err = touch(t, "current_tracer", NULL);
+	err = on ? enable_events(t) : 0;
+	if (!err)
+		err = touch(t, "current_tracer", NULL);
 	if (!err)
 		err = tfs_write_value(t, "current_tracer",
 				      on ? "function_graph" : "nop");
@@ -997,14 +1018,13 @@ static int setup(struct pf_tracefs *t, const struct pf_tfs_config *c,
 		if (err)
 			return err;
 	}
-	for (i = 0; i < t->nset; i++) {
-		s = &t->set[i];
-		if (s->kind == PF_TFS_GROUP && !strncmp(s->rel, "events/", 7)) {
-			err = set_value(t, s->rel, "1", false);
-			if (err)
-				return err;
-		}
-	}
+	/*
+	 * Lazy: enabled when a packet is held (an enabled event makes ftrace
+	 * record task names at every context switch, record-cmd).
+	 */
+	err = c->lazy ? 0 : enable_events(t);
+	if (err)
+		return err;
 	/* An empty trace (O_TRUNC). */
 	return tfs_write_list(t, "trace", NULL, 0, NULL);
 }

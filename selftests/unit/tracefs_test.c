@@ -665,11 +665,13 @@ TEST_F(tfs, lazy)
 	EXPECT_NE(NULL, strstr(self->f.log, "set_ftrace_filter=1 2 4 5 6 9 11 12 13;"));
 	EXPECT_STREQ("nop\n", get(&self->f, "current_tracer"));
 	EXPECT_STREQ("1\n", get(&self->f, "tracing_on"));
+	/* No event on while waiting: no task names recorded at switches. */
+	EXPECT_EQ(NULL, strstr(self->f.log, "events/pktfilt/enable=1"));
 	self->f.log[0] = '\0';
 	ASSERT_EQ(0, pf_tracefs_scope(&self->t, true));
 	EXPECT_EQ(1, self->t.scope_on);
-	/* One write: the tracer; the filter was right since setup. */
-	EXPECT_STREQ("current_tracer=function_graph;", self->f.log);
+	/* The events, the tracer; the filter was right since setup. */
+	EXPECT_STREQ("events/pktfilt/enable=1;current_tracer=function_graph;", self->f.log);
 	EXPECT_STREQ("ip_rcv\nudp_rcv\nip_output\ntcp_v4_rcv\nnf_hook_slow\nip_finish_output\nveth_poll [veth]\nveth_xmit [veth]\nip_local_deliver\nudp_rcv:traceoff:unlimited\n",
 		     get(&self->f, "set_ftrace_filter"));
 	/* Once is enough. */

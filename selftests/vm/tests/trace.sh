@@ -692,6 +692,9 @@ tr_lazy_case() {
 		# (only rx's own hook on __netif_receive_skb and kprobes'),
 		# no PID filter: no context switch pays for either.
 		expect_eq "lazy: current_tracer while waiting" "$(cat $T/current_tracer)" nop
+		# Enabled events make ftrace record task names at switches.
+		expect_eq "lazy: the pktfilt events off while waiting" \
+			"$(cat $T/events/pktfilt/enable)" 0
 		n=$(grep -vc '^#' $T/set_ftrace_filter)
 		e=$(wc -l < $T/enabled_functions)
 		if [ "$n" -gt 1000 ] && [ "$e" -lt 20 ]; then

@@ -100,7 +100,7 @@ int trace_arm_scope(struct trace_run *r)
 	/* The PID filter first: else the scope traces every task. */
 	err = pf_tracefs_pid(&r->tfs, true);
 	if (!err)
-		err = pf_tracefs_scope(&r->tfs, true);
+		err = pf_tracefs_scope(&r->tfs);
 	/* Starting the tracer reset the buffers' counters. */
 	if (!err)
 		err = pf_tracefs_lost(&r->tfs, r->lost_before);
@@ -222,7 +222,7 @@ int trace_arm(struct trace_run *r)
 	if (st.has_id)
 		r->filter_id = st.id;
 	/* Waiting: no PID filter either (pf_tracefs_pid()). */
-	if (r->lazy && r->version >= 4 && st.state == PKTFILT_STATE_ARMED &&
+	if (r->lazy && st.state == PKTFILT_STATE_ARMED &&
 	    pf_tracefs_pid(&r->tfs, false)) {
 		fprintf(stderr, "pktfilt: trace: %s\n", r->tfs.err);
 		return EXIT_RUNTIME;

@@ -865,31 +865,30 @@ static int enable_events(struct pf_tracefs *t)
 }
 
 /*
- * Lazy: the pktfilt events enabled and function_graph started (@on), the
- * scope written at setup patched in one pass of ftrace's; or nop again.
- * While the tracer is nop nothing of the scope is patched, whatever
- * set_ftrace_filter names, and no probe of function_graph's, nor the
- * events' task-name recording, runs at context switches. Starting the
- * tracer empties the ring buffer (nothing is traced before it).
+ * Lazy: the pktfilt events enabled and function_graph started, the scope
+ * written at setup patched in one pass of ftrace's. Until then the tracer
+ * is nop: nothing of the scope is patched, whatever set_ftrace_filter
+ * names, and no probe of function_graph's, nor the events' task-name
+ * recording, runs at context switches. Starting the tracer empties the
+ * ring buffer (nothing is traced before it).
  */
-int pf_tracefs_scope(struct pf_tracefs *t, bool on)
+int pf_tracefs_scope(struct pf_tracefs *t)
 {
 	int err;
 
-	if (!t->lazy || on == t->scope_on)
+	if (!t->lazy || t->scope_on)
 		return 0;
-	err = on ? enable_events(t) : 0;
+	err = enable_events(t);
 	if (!err)
 		err = touch(t, "current_tracer", NULL);
 	if (!err)
-		err = tfs_write_value(t, "current_tracer",
-				      on ? "function_graph" : "nop");
+		err = tfs_write_value(t, "current_tracer", "function_graph");
 	if (err == -EBUSY)
 		return tfs_fail(t, err,
 				"%s/current_tracer: busy: the tracer cannot change while a reader has trace_pipe open (close it, or use --eager)",
 				t->root);
 	if (!err)
-		t->scope_on = on;
+		t->scope_on = true;
 	return err;
 }
 

@@ -173,10 +173,10 @@ int pf_tracefs_prefetch(struct pf_tracefs *t, const struct pf_tfs_config *c);
 /* function_graph on (lazy: still nop), tracing on. */
 int pf_tracefs_start(struct pf_tracefs *t);
 /*
- * Lazy: function_graph started (@on), patching the scope in one pass, or
- * nop again. Starting it empties the ring buffer.
+ * Lazy: the events and function_graph started, patching the scope in one
+ * pass. Starting it empties the ring buffer.
  */
-int pf_tracefs_scope(struct pf_tracefs *t, bool on);
+int pf_tracefs_scope(struct pf_tracefs *t);
 /*
  * Lazy: set_ftrace_pid emptied (@on false) while the filter waits, or set
  * to the idle PID again (@on) before the scope is patched.

@@ -668,7 +668,7 @@ TEST_F(tfs, lazy)
 	/* No event on while waiting: no task names recorded at switches. */
 	EXPECT_EQ(NULL, strstr(self->f.log, "events/pktfilt/enable=1"));
 	self->f.log[0] = '\0';
-	ASSERT_EQ(0, pf_tracefs_scope(&self->t, true));
+	ASSERT_EQ(0, pf_tracefs_scope(&self->t));
 	EXPECT_EQ(1, self->t.scope_on);
 	/* The events, the tracer; the filter was right since setup. */
 	EXPECT_STREQ("events/pktfilt/enable=1;current_tracer=function_graph;", self->f.log);
@@ -676,7 +676,7 @@ TEST_F(tfs, lazy)
 		     get(&self->f, "set_ftrace_filter"));
 	/* Once is enough. */
 	self->f.log[0] = '\0';
-	ASSERT_EQ(0, pf_tracefs_scope(&self->t, true));
+	ASSERT_EQ(0, pf_tracefs_scope(&self->t));
 	EXPECT_STREQ("", self->f.log);
 	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
 	expect_user_state(_metadata, &self->f);
@@ -731,7 +731,7 @@ TEST_F(tfs, lazy_all)
 	EXPECT_STREQ("#### all functions enabled ####\nudp_rcv:traceoff:unlimited\n",
 		     get(&self->f, "set_ftrace_filter"));
 	EXPECT_STREQ("nop\n", get(&self->f, "current_tracer"));
-	ASSERT_EQ(0, pf_tracefs_scope(&self->t, true));
+	ASSERT_EQ(0, pf_tracefs_scope(&self->t));
 	EXPECT_STREQ("function_graph\n", get(&self->f, "current_tracer"));
 	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
 	expect_user_state(_metadata, &self->f);

@@ -177,10 +177,10 @@ run_armed_scoped() {
 
 # armed_l4: as armed_scoped, lazy, at l4 (--at l4): the protocol handlers'
 # wrappers instead of rx's ftrace_ops on __netif_receive_skb() and its
-# ip_rcv wrappers. Against hooked (l4, nop tracer) it shows what waiting
-# lazily adds besides the hooks (function_graph started on the anchor);
-# against armed_scoped, what rx's ftrace_ops costs beside function_graph's
-# (6.1 then calls it through ftrace's list of callbacks).
+# ip_rcv wrappers. Against hooked (l4, nop tracer, set_ftrace_pid set) it
+# shows what waiting lazily costs besides the hooks (the PID filter off,
+# the tracer nop: less than hooked); against armed_scoped, what rx's hooks
+# cost more than l4's.
 run_armed_l4() {
 	insmod $PKTFILT_KO
 	# shellcheck disable=SC2086
@@ -214,7 +214,7 @@ run_armed_all_eager() {
 }
 
 # armed_lean, armed_reach and armed_learned compare scopes patched: --eager
-# (lazy, each would wait with the anchor alone, as armed_scoped does).
+# (lazy, each would wait with the tracer nop, as armed_scoped does).
 run_armed_lean() {
 	insmod $PKTFILT_KO
 	pktfilt trace $FILTER --count 0 --eager --functions "$LEAN" -o /dev/null -- \
@@ -399,9 +399,9 @@ arm_latency() {
 	for r in $(seq 1 "${BENCH_ARM_ROUNDS:-5}"); do
 		# trace-cold: the default scope with no kept copy of
 		# available_filter_functions (read from the kernel each time).
-		# Lazy (the default) writes the anchor alone, the scope only
-		# when a packet matches (hold_latency); trace-eager patches it
-		# before COMMAND, as before issue 32.
+		# Lazy (the default) leaves the tracer nop, the scope patched
+		# only when a packet matches (hold_latency); trace-eager
+		# patches it before COMMAND, as before issue 32.
 		for v in all scoped cold eager all_eager; do
 			tool=trace
 			scoped=1

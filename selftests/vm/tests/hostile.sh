@@ -379,8 +379,10 @@ interference_cases() {
 	kb=$(buffer_kb)
 	armed_then "buffer resized" "echo $((kb * 2)) > $T/buffer_size_kb" \
 		"buffer_size_kb was written"
+	# The last CPU's: cpu1 on two vCPUs, cpu0 on one.
+	last=$(ls -d $T/per_cpu/cpu* | tail -1)
 	armed_then "one CPU's buffer resized" \
-		"echo $kb > $T/per_cpu/cpu1/buffer_size_kb" "buffer_size_kb was written"
+		"echo $kb > $last/buffer_size_kb" "buffer_size_kb was written"
 	echo "$kb" > $T/buffer_size_kb
 
 	# A tracefs instance is someone else's: the filter stays armed.
@@ -393,7 +395,18 @@ interference_cases() {
 	unchanged_then "an instance's buffer resized" \
 		"echo 100 > $T/instances/pf-other/buffer_size_kb"
 	rmdir $T/instances/pf-other
+	trace_stop
+	rmmod pktfilt
+	check_dmesg "interference: dmesg clean"
+}
 
+# --- re-arm and clear under traffic on both vCPUs ----------------------------
+# Apart from interference_cases: those switch the tracer and write tracefs,
+# which on two vCPUs is where the emulator fault hits (selftests/vm/README.md,
+# "Known emulator faults"), so they run on one vCPU; this needs two.
+rearm_cases() {
+	insmod $PKTFILT_KO
+	trace_start
 	# Re-arming while matching packets are in flight, on both vCPUs.
 	for cpu in 0 1; do
 		ip netns exec a taskset -c $cpu pfsend udp -q --src 10.9.0.1 --dst 10.9.0.2 \
@@ -423,7 +436,7 @@ interference_cases() {
 	expect_eq "after re-arm/clear: traced <= matched" \
 		"$([ "$(pf_stat traced)" -le "$(pf_stat matched)" ] && echo yes)" yes
 	rmmod pktfilt
-	check_dmesg "interference: dmesg clean"
+	check_dmesg "rearm: dmesg clean"
 }
 
 # --- unload under load --------------------------------------------------------
@@ -538,7 +551,7 @@ if [ -z "${HOSTILE_SOURCED:-}" ]; then
 	. /pktfilt/selftests/vm/tests/core.sh
 	echo "kernel $(uname -r)"
 	topo_setup
-	for c in ${*:-perm exact rt interference unload}; do
+	for c in ${*:-perm exact rt interference rearm unload}; do
 		timed "${c}_cases"
 	done
 	# No trace_teardown: the VM ends here, and every tracer switch is a

@@ -46,8 +46,10 @@
  * 4: the process that armed a lazy filter may write current_tracer and
  * set_ftrace_pid while the filter waits (pktfilt trace waits with the
  * tracer nop and no PID filter); READY checks set_ftrace_pid.
+ * 5: tx goes on from LOCAL_OUT's hooks after the module's and the okfn,
+ * not again from ip_local_out(): the tx graph's root is nf_hook_slow().
  */
-#define PKTFILT_GENL_VERSION	4
+#define PKTFILT_GENL_VERSION	5
 #define PKTFILT_MCGRP_EVENTS	"events"
 
 enum pktfilt_cmd {
@@ -85,9 +87,9 @@ enum pktfilt_cmd {
  *      receive: netfilter, routing, local delivery to the socket or
  *      forwarding and the output to the next device (a packet not seen at
  *      the device: from ip_rcv(), ipv6_rcv() on);
- *  TX: a locally generated packet from the IP output (ip_local_out(),
- *      ip6_local_out(): netfilter OUTPUT and POSTROUTING, neighbours, the
- *      qdisc) to the driver's transmit.
+ *  TX: a locally generated packet from netfilter's LOCAL_OUT (the
+ *      OUTPUT hooks, then the output: routing, POSTROUTING, neighbours,
+ *      the qdisc) to the driver's transmit.
  */
 enum pktfilt_stage {
 	PKTFILT_STAGE_L4,

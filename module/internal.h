@@ -42,8 +42,7 @@ enum pf_root {
 	PF_ROOT_ICMP6,
 	PF_ROOT_IP_RCV,
 	PF_ROOT_IPV6_RCV,
-	PF_ROOT_IP_OUT,
-	PF_ROOT_IP6_OUT,
+	PF_ROOT_NF_OUT,		/* tx: nf_hook_slow(), LOCAL_OUT's hooks after ours */
 	PF_ROOT_NETIF_CORE,
 };
 
@@ -110,6 +109,8 @@ struct pf_hold_ctx {
 	struct sock *sk;
 	u8 family;
 	u8 slot;		/* l4: enum pf_slot */
+	/* tx: where LOCAL_OUT goes on (dst_output(); SRv6: dst_input()) */
+	int (*okfn)(struct net *net, struct sock *sk, struct sk_buff *skb);
 };
 
 /* pf_begin()'s answer for a packet. */

@@ -110,8 +110,7 @@ TRACE_EVENT(pktfilt_packet,
 				   { PF_ROOT_ICMP6, "icmpv6_rcv" },
 				   { PF_ROOT_IP_RCV, "ip_rcv" },
 				   { PF_ROOT_IPV6_RCV, "ipv6_rcv" },
-				   { PF_ROOT_IP_OUT, "ip_local_out" },
-				   { PF_ROOT_IP6_OUT, "ip6_local_out" },
+				   { PF_ROOT_NF_OUT, "nf_hook_slow" },
 				   { PF_ROOT_NETIF_CORE, "netif_receive_skb_core" }),
 		  __entry->held_ns)
 );

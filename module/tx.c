@@ -3,26 +3,34 @@
  * The tx stage: a locally generated packet's IP output, taken at netfilter's
  * LOCAL_OUT.
  *
- * Every locally generated IPv4 and IPv6 packet (TCP, UDP, ICMP, raw) passes
- * the LOCAL_OUT hooks: __ip_local_out() and __ip6_local_out() call them,
- * and so does ip6_xmit() (TCP over IPv6). While a filter traces at tx, a
- * hook of ours sits first at LOCAL_OUT in every network namespace (a
- * pernet_operations registered at arming, so new namespaces get it too).
- * For a packet to trace it takes the packet (NF_STOLEN) and sends it again
- * with ip_local_out() or ip6_local_out() while the gate is open, and lets
- * that one pass when it comes by (pf_tx_again). ip_local_out() is the root
- * of the graph: the header fix-ups done a moment earlier (idempotent:
- * lengths and checksum), the LOCAL_OUT hooks (netfilter OUTPUT,
- * conntrack), routing and POSTROUTING, the neighbour output, the qdisc
- * and the driver's transmit (for veth, the hand-off to the peer).
+ * Every locally generated IPv4 and IPv6 packet (TCP, UDP, ICMP, raw)
+ * passes the LOCAL_OUT hooks: __ip_local_out() and __ip6_local_out() call
+ * them, and so does ip6_xmit() (TCP over IPv6); SRv6 encapsulation calls
+ * them on the receive and forward path too, with dst_input() to go on
+ * with. While a filter traces at tx, a hook of ours sits first at
+ * LOCAL_OUT in every network namespace (a pernet_operations registered at
+ * arming, so new namespaces get it too). For a packet to trace it takes
+ * the packet (NF_STOLEN) and, with the gate open, goes on where the
+ * kernel would have: the LOCAL_OUT hooks after ours, then the okfn the
+ * hook was given, as nf_reinject() does for a queued packet. So nothing
+ * runs twice (a hook before ours, VRF's l3mdev output, IPv4's
+ * OutRequests) and a packet the hook meets on another path goes on along
+ * that path.
  *
- * The caller's return value is lost: it sees 0 (sent) where the output
+ * The graph's root is nf_hook_slow(): it is given a copy of the hook
+ * array with, after the last hook, one of ours that calls the okfn, so
+ * that the hooks and the output are one call tree (our functions are
+ * notrace: the okfn's callees show under nf_hook_slow()). Its indices
+ * are the real array's, so a later hook's NF_QUEUE is reinjected right.
+ *
+ * The caller's return value is lost: it sees 0 (stolen) where the output
  * may have said NET_XMIT_CN or an error; only for the traced packets.
- * With VRF (l3mdev) the packet would pass the VRF's output twice: untested.
  *
- * Indirect calls (IBT): none made here; ip_local_out() and
- * ip6_local_out() are direct calls. The hook is called by netfilter
- * through nf_hook_ops.hook; its address is taken here, so it has ENDBR64.
+ * Indirect calls (IBT): the okfn, a kernel function whose address the
+ * kernel stores in nf_hook_state (so it keeps its ENDBR64), called as
+ * nf_reinject() calls it. Our two hooks are called by netfilter through
+ * nf_hook_entry.hook; their addresses are taken here, so they have
+ * ENDBR64.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,9 +43,26 @@
 
 #include "internal.h"
 
-/* The skb this CPU is sending again, traced: the hook lets it pass. */
-static DEFINE_PER_CPU(struct sk_buff *, pf_tx_again);
+/*
+ * Up to this many LOCAL_OUT hooks are continued as one call tree; with
+ * more (none seen), the okfn is called after nf_hook_slow(), a second
+ * tree in the graph.
+ */
+#define PF_TX_CHAIN_MAX	64
+
+/* This CPU's copy of the hook array, with our okfn hook at its end. */
+struct pf_tx_chain {
+	bool busy;
+	unsigned long buf[DIV_ROUND_UP(sizeof(struct nf_hook_entries) +
+				       (PF_TX_CHAIN_MAX + 1) *
+				       sizeof(struct nf_hook_entry),
+				       sizeof(unsigned long))];
+};
+static DEFINE_PER_CPU(struct pf_tx_chain, pf_tx_chain);
 static bool pf_tx_installed;
+
+static unsigned int pf_tx_hook(void *priv, struct sk_buff *skb,
+			       const struct nf_hook_state *state);
 
 /*
  * Should @skb, at LOCAL_OUT, be traced (PF_TRACE: the gate is open),
@@ -61,24 +86,61 @@ static enum pf_verdict notrace pf_tx_decide(struct pf_filter *f,
 		return PF_PASS;
 	pkt.skb = skb;
 	pkt.stage = PKTFILT_STAGE_TX;
-	pkt.root = ctx->family == PF_FAMILY_IPV4 ? PF_ROOT_IP_OUT :
-						   PF_ROOT_IP6_OUT;
+	pkt.root = PF_ROOT_NF_OUT;
 	pkt.hold = ctx;
 	return pf_begin(f, &pkt);
 }
 
-/* Sends @skb again, the hook letting it pass. BH off. */
-static void notrace pf_tx_send(struct sk_buff *skb,
-			       const struct pf_hold_ctx *ctx)
+/* The end of the copied chain: the okfn, as nf_reinject() calls it. */
+static unsigned int notrace pf_tx_okfn_hook(void *priv, struct sk_buff *skb,
+					    const struct nf_hook_state *state)
 {
-	this_cpu_write(pf_tx_again, skb);
-	if (ctx->family == PF_FAMILY_IPV4)
-		ip_local_out(ctx->net, ctx->sk, skb);
+	state->okfn(state->net, state->sk, skb);
+	return NF_STOLEN;
+}
+
+/*
+ * Goes on with @skb after our LOCAL_OUT hook: the hooks after it, then
+ * the okfn. BH off, RCU. Our hook not found (removed while the packet
+ * was held): the whole chain, as the kernel would run it now.
+ */
+static void notrace pf_tx_continue(struct sk_buff *skb,
+				   struct nf_hook_state *st)
+{
+	struct pf_tx_chain *c = this_cpu_ptr(&pf_tx_chain);
+	const struct nf_hook_entries *e = NULL;
+	struct nf_hook_entries *copy;
+	unsigned int i, n = 0, from = 0;
+
+	if (st->pf == NFPROTO_IPV4)
+		e = rcu_dereference(st->net->nf.hooks_ipv4[NF_INET_LOCAL_OUT]);
 #if IS_ENABLED(CONFIG_IPV6)
 	else
-		ip6_local_out(ctx->net, ctx->sk, skb);
+		e = rcu_dereference(st->net->nf.hooks_ipv6[NF_INET_LOCAL_OUT]);
 #endif
-	this_cpu_write(pf_tx_again, NULL);
+	if (e)
+		n = e->num_hook_entries;
+	for (i = 0; i < n; i++) {
+		if (e->hooks[i].hook == pf_tx_hook) {
+			from = i + 1;
+			break;
+		}
+	}
+	/* Nested (an okfn's packet replayed untraced here): the array's. */
+	if (c->busy || n > PF_TX_CHAIN_MAX) {
+		if (!e || nf_hook_slow(skb, st, e, from) == 1)
+			st->okfn(st->net, st->sk, skb);
+		return;
+	}
+	c->busy = true;
+	copy = (struct nf_hook_entries *)c->buf;
+	for (i = 0; i < n; i++)
+		copy->hooks[i] = e->hooks[i];
+	copy->hooks[n].hook = pf_tx_okfn_hook;
+	copy->hooks[n].priv = NULL;
+	copy->num_hook_entries = n + 1;
+	nf_hook_slow(skb, st, copy, from);
+	c->busy = false;
 }
 
 static unsigned int notrace pf_tx_hook(void *priv, struct sk_buff *skb,
@@ -90,16 +152,19 @@ static unsigned int notrace pf_tx_hook(void *priv, struct sk_buff *skb,
 		.sk = state->sk,
 		.family = state->pf == NFPROTO_IPV4 ? PF_FAMILY_IPV4 :
 						      PF_FAMILY_IPV6,
+		.okfn = state->okfn,
 	};
+	struct nf_hook_state st;
 	struct pf_filter *f;
 	enum pf_verdict v;
 
 	/*
-	 * Our own send, or one from inside a graph (a reply sent from a
-	 * traced packet's receive): part of that graph, and nothing of ours
-	 * may run there (every function called would show in it).
+	 * From inside a graph (a reply sent from a traced packet's receive,
+	 * or the traced packet's own encapsulation): part of that graph,
+	 * and nothing of ours may run there (every function called would
+	 * show in it).
 	 */
-	if (this_cpu_read(pf_tx_again) == skb || pf_gate_is_open())
+	if (pf_gate_is_open())
 		return NF_ACCEPT;
 	f = pf_stage_filter(PKTFILT_STAGE_TX);
 	if (!f || irqs_disabled())
@@ -112,9 +177,10 @@ static unsigned int notrace pf_tx_hook(void *priv, struct sk_buff *skb,
 		local_bh_enable();
 		return NF_ACCEPT;
 	}
-	/* Held (hold.c): sent when it is replayed; else sent now, traced. */
+	/* Held (hold.c): goes on when it is replayed; else now, traced. */
 	if (v == PF_TRACE) {
-		pf_tx_send(skb, &ctx);
+		st = *state;
+		pf_tx_continue(skb, &st);
 		pf_rcv_end();
 	}
 	local_bh_enable();
@@ -123,19 +189,24 @@ static unsigned int notrace pf_tx_hook(void *priv, struct sk_buff *skb,
 
 /*
  * A packet the hook held, replayed (hold.c: BH off, RCU): traced if it
- * is to be, and sent on as the hook sends a packet it traces.
+ * is to be, and goes on as the hook lets a packet it traces go on.
  */
 void notrace pf_tx_replay(struct sk_buff *skb, const struct pf_hold_ctx *ctx)
 {
 	struct pf_filter *f = pf_stage_filter(PKTFILT_STAGE_TX);
 	enum pf_verdict v = PF_PASS;
+	struct nf_hook_state st;
 
 	if (f)
 		v = pf_tx_decide(f, skb, ctx);
 	/* Held anew (not expected: the replay's mark decides): hold.c's. */
 	if (v == PF_HOLD)
 		return;
-	pf_tx_send(skb, ctx);
+	nf_hook_state_init(&st, NF_INET_LOCAL_OUT,
+			   ctx->family == PF_FAMILY_IPV4 ? NFPROTO_IPV4 :
+							   NFPROTO_IPV6,
+			   NULL, ctx->dev, ctx->sk, ctx->net, ctx->okfn);
+	pf_tx_continue(skb, &st);
 	if (v == PF_TRACE)
 		pf_rcv_end();
 }

@@ -5,7 +5,7 @@
  *
  * A traced packet is a pktfilt_packet event line, then, on the same CPU,
  * one graph rooted at the function the event's root= names
- * (netif_receive_skb_core or ip_rcv at stage rx, ip_local_out at tx, ...)
+ * (netif_receive_skb_core or ip_rcv at stage rx, nf_hook_slow at tx, ...)
  * or, for events without root= (pktfilt version 1), at a protocol
  * handler the module wraps (tcp_v4_rcv, udp_rcv, icmp_rcv, tcp_v6_rcv,
  * udpv6_rcv, icmpv6_rcv). One packet followed

@@ -72,7 +72,7 @@ void trace_tfs_config(struct trace_run *r, struct pf_tfs_config *c,
 	memset(c, 0, sizeof(*c));
 	c->idle_pid = (pid_t)idle_pid();
 	c->nroots = pf_trace_roots(&r->o.filter.spec, r->o.filter.stages,
-				   roots, nroots);
+				   r->version, roots, nroots);
 	c->roots = roots;
 	if (r->o.functions) {
 		c->globs = (const char *const *)r->o.globs;

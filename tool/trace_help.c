@@ -194,7 +194,7 @@ const char pf_trace_help[] =
 "        set_graph_function to the roots the --at stages and predicates\n"
 "        can reach (l4: tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv\n"
 "        icmpv6_rcv; rx: netif_receive_skb_core ip_rcv ipv6_rcv; tx:\n"
-"        ip_local_out ip6_local_out;\n"
+"        nf_hook_slow;\n"
 "        as --proto and the address family allow: graphs start there and\n"
 "        nowhere else); set_ftrace_filter to the roots and the\n"
 "        --functions globs or the SCOPE, or empty (--all-functions);\n"

@@ -44,26 +44,30 @@ const char *const pf_trace_default_scope[] = {
 };
 
 size_t pf_trace_roots(const struct pf_spec *spec, __u32 stages,
-		      const char **roots, size_t max)
+		      unsigned int version, const char **roots, size_t max)
 {
 	static const struct {
 		const char *name;
 		__u8 stage;
 		__u8 proto;	/* 0: any protocol */
 		__u8 family;	/* 0: either */
+		__u8 min_version, max_version;	/* the module's; 0: any */
 	} handlers[] = {
-		{ "tcp_v4_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_TCP, PF_FAMILY_IPV4 },
-		{ "udp_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_UDP, PF_FAMILY_IPV4 },
-		{ "icmp_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_ICMP, PF_FAMILY_IPV4 },
-		{ "tcp_v6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_TCP, PF_FAMILY_IPV6 },
-		{ "udpv6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_UDP, PF_FAMILY_IPV6 },
-		{ "icmpv6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_ICMPV6, PF_FAMILY_IPV6 },
+		{ "tcp_v4_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_TCP, PF_FAMILY_IPV4, 0, 0 },
+		{ "udp_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_UDP, PF_FAMILY_IPV4, 0, 0 },
+		{ "icmp_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_ICMP, PF_FAMILY_IPV4, 0, 0 },
+		{ "tcp_v6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_TCP, PF_FAMILY_IPV6, 0, 0 },
+		{ "udpv6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_UDP, PF_FAMILY_IPV6, 0, 0 },
+		{ "icmpv6_rcv",	PKTFILT_STAGE_L4, PKTFILT_PROTO_ICMPV6, PF_FAMILY_IPV6, 0, 0 },
 		/* rx from the device; ip_rcv() for what is not seen there */
-		{ "netif_receive_skb_core", PKTFILT_STAGE_RX, 0, 0 },
-		{ "ip_rcv",	PKTFILT_STAGE_RX, 0, PF_FAMILY_IPV4 },
-		{ "ipv6_rcv",	PKTFILT_STAGE_RX, 0, PF_FAMILY_IPV6 },
-		{ "ip_local_out", PKTFILT_STAGE_TX, 0, PF_FAMILY_IPV4 },
-		{ "ip6_local_out", PKTFILT_STAGE_TX, 0, PF_FAMILY_IPV6 },
+		{ "netif_receive_skb_core", PKTFILT_STAGE_RX, 0, 0, 0, 0 },
+		{ "ip_rcv",	PKTFILT_STAGE_RX, 0, PF_FAMILY_IPV4, 0, 0 },
+		{ "ipv6_rcv",	PKTFILT_STAGE_RX, 0, PF_FAMILY_IPV6, 0, 0 },
+		/* tx: the LOCAL_OUT hooks after the module's (version 5) */
+		{ "nf_hook_slow", PKTFILT_STAGE_TX, 0, 0, 5, 0 },
+		/* before: the module sent the packet again */
+		{ "ip_local_out", PKTFILT_STAGE_TX, 0, PF_FAMILY_IPV4, 0, 4 },
+		{ "ip6_local_out", PKTFILT_STAGE_TX, 0, PF_FAMILY_IPV6, 0, 4 },
 	};
 	__u8 family = spec->saddr.family ? spec->saddr.family :
 		      spec->daddr.family;
@@ -78,6 +82,9 @@ size_t pf_trace_roots(const struct pf_spec *spec, __u32 stages,
 		family = PF_FAMILY_IPV6;
 	for (i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
 		if (!(stages & (1U << handlers[i].stage)))
+			continue;
+		if (version < handlers[i].min_version ||
+		    (handlers[i].max_version && version > handlers[i].max_version))
 			continue;
 		if (spec->proto && handlers[i].proto &&
 		    spec->proto != handlers[i].proto)

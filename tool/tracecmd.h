@@ -35,12 +35,13 @@ int pf_trace_run(const struct pf_cmd *cmd, int argc, char **argv);
  * The graph roots a filter can reach at @stages (bits 1 << PKTFILT_STAGE_*,
  * 0: l4, a version 1 module), for set_graph_function, in the order
  * tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv icmpv6_rcv (l4),
- * netif_receive_skb_core ip_rcv ipv6_rcv (rx), ip_local_out ip6_local_out (tx), as the
+ * netif_receive_skb_core ip_rcv ipv6_rcv (rx), nf_hook_slow (tx; with a
+ * module of @version 4 or older ip_local_out ip6_local_out), as the
  * predicates' protocol and address family allow. Returns how many there
  * are; the first @max of them are put into @roots.
  */
 size_t pf_trace_roots(const struct pf_spec *spec, __u32 stages,
-		      const char **roots, size_t max);
+		      unsigned int version, const char **roots, size_t max);
 
 /*
  * Ring buffer size per CPU, in KiB, for @count packets (0: no limit) on

@@ -1593,7 +1593,7 @@ static size_t roots_at(struct pf_spec *s, __u32 stages, char *out,
 		       size_t len)
 {
 	const char *r[16];
-	size_t n = pf_trace_roots(s, stages, r, 16), i;
+	size_t n = pf_trace_roots(s, stages, PKTFILT_GENL_VERSION, r, 16), i;
 
 	out[0] = '\0';
 	for (i = 0; i < n; i++) {
@@ -1660,39 +1660,50 @@ TEST(roots_by_stages)
 	const char *r3[3];
 	struct pf_spec s;
 	char buf[256];
+	size_t n;
 
 	memset(&s, 0, sizeof(s));
 	EXPECT_EQ(3, roots_at(&s, rx, buf, sizeof(buf)));
 	EXPECT_STREQ("netif_receive_skb_core ip_rcv ipv6_rcv ", buf);
-	EXPECT_EQ(2, roots_at(&s, tx, buf, sizeof(buf)));
-	EXPECT_STREQ("ip_local_out ip6_local_out ", buf);
-	EXPECT_EQ(11, roots_at(&s, l4 | rx | tx, buf, sizeof(buf)));
-	EXPECT_STREQ("tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv icmpv6_rcv netif_receive_skb_core ip_rcv ipv6_rcv ip_local_out ip6_local_out ", buf);
+	EXPECT_EQ(1, roots_at(&s, tx, buf, sizeof(buf)));
+	EXPECT_STREQ("nf_hook_slow ", buf);
+	EXPECT_EQ(10, roots_at(&s, l4 | rx | tx, buf, sizeof(buf)));
+	EXPECT_STREQ("tcp_v4_rcv udp_rcv icmp_rcv tcp_v6_rcv udpv6_rcv icmpv6_rcv netif_receive_skb_core ip_rcv ipv6_rcv nf_hook_slow ", buf);
 
 	/* Ports and protocols do not narrow rx or tx: all go through. */
 	s.proto = 17;
 	s.dport.set = 1;
 	roots_at(&s, rx | tx, buf, sizeof(buf));
-	EXPECT_STREQ("netif_receive_skb_core ip_rcv ipv6_rcv ip_local_out ip6_local_out ", buf);
+	EXPECT_STREQ("netif_receive_skb_core ip_rcv ipv6_rcv nf_hook_slow ", buf);
 	roots_at(&s, l4 | tx, buf, sizeof(buf));
-	EXPECT_STREQ("udp_rcv udpv6_rcv ip_local_out ip6_local_out ", buf);
+	EXPECT_STREQ("udp_rcv udpv6_rcv nf_hook_slow ", buf);
 
 	/* The address family and ICMP's do, but not the device's root. */
 	memset(&s, 0, sizeof(s));
 	s.daddr.family = PF_FAMILY_IPV6;
 	roots_at(&s, rx | tx, buf, sizeof(buf));
-	EXPECT_STREQ("netif_receive_skb_core ipv6_rcv ip6_local_out ", buf);
+	EXPECT_STREQ("netif_receive_skb_core ipv6_rcv nf_hook_slow ", buf);
 	memset(&s, 0, sizeof(s));
 	s.proto = 1;
 	roots_at(&s, rx | tx, buf, sizeof(buf));
-	EXPECT_STREQ("netif_receive_skb_core ip_rcv ip_local_out ", buf);
+	EXPECT_STREQ("netif_receive_skb_core ip_rcv nf_hook_slow ", buf);
 	s.proto = 58;
 	roots_at(&s, rx, buf, sizeof(buf));
 	EXPECT_STREQ("netif_receive_skb_core ipv6_rcv ", buf);
 
+	/* A module of version 4 or older: tx sent the packet again. */
+	memset(&s, 0, sizeof(s));
+	s.daddr.family = PF_FAMILY_IPV4;
+	n = pf_trace_roots(&s, tx, 4, r3, 3);
+	EXPECT_EQ(1, n);
+	EXPECT_STREQ("ip_local_out", r3[0]);
+	n = pf_trace_roots(&s, tx, 5, r3, 3);
+	EXPECT_EQ(1, n);
+	EXPECT_STREQ("nf_hook_slow", r3[0]);
+
 	/* Only the first @max, but the count of all. */
 	memset(&s, 0, sizeof(s));
-	EXPECT_EQ(11, pf_trace_roots(&s, l4 | rx | tx, r3, 3));
+	EXPECT_EQ(10, pf_trace_roots(&s, l4 | rx | tx, PKTFILT_GENL_VERSION, r3, 3));
 	EXPECT_STREQ("icmp_rcv", r3[2]);
 }
 

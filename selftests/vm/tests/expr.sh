@@ -29,7 +29,7 @@
 
 EXPR_DIR=/pktfilt/selftests/vm/expr
 CORPUS=$EXPR_DIR/corpus
-ROOTS="netif_receive_skb_core ip_rcv ipv6_rcv ip_local_out ip6_local_out"
+ROOTS="netif_receive_skb_core ip_rcv ipv6_rcv nf_hook_slow"
 NPKT=$(grep -c '^[0-9]' $CORPUS)
 
 # --- tracing -------------------------------------------------------------------
@@ -290,7 +290,7 @@ stages_cases() {
 	for st in l4 tx; do
 		case $st in
 		l4) roots='udp_rcv|udpv6_rcv' ;;
-		tx) roots='ip_local_out|ip6_local_out' ;;
+		tx) roots='nf_hook_slow' ;;
 		esac
 		stage_case $st "$e" 4 "$roots" \
 			"udp --dst 10.9.0.2 --dport 853 --count 2" \

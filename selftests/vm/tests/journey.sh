@@ -21,7 +21,7 @@
 #
 # Topology: journey-topo.sh (a - r - b over veth with r forwarding, a - b
 # direct, x - y over the virtio NICs with GRO on). Graph roots: rx
-# netif_receive_skb_core, tx ip_local_out / ip6_local_out. Every case but tool uses the
+# netif_receive_skb_core, tx nf_hook_slow. Every case but tool uses the
 # manual recipe (pktfilt set --at, function_graph with set_graph_function =
 # the roots, all functions, the pktfilt events) and reads the trace with
 # jgraphs below; tool runs pktfilt trace --at.
@@ -35,7 +35,7 @@
 . /pktfilt/selftests/vm/tests/common.sh
 . /pktfilt/selftests/vm/tests/journey-topo.sh
 
-ROOTS="netif_receive_skb_core ip_rcv ipv6_rcv ip_local_out ip6_local_out"
+ROOTS="netif_receive_skb_core ip_rcv ipv6_rcv nf_hook_slow"
 J=/tmp/journey
 mkdir -p $J
 
@@ -280,7 +280,7 @@ addrs() {
 # family; ip_rcv/ipv6_rcv only for what is not seen there.
 rx_root() { echo netif_receive_skb_core; }
 ip_root() { if [ "$1" = 4 ]; then echo ip_rcv; else echo ipv6_rcv; fi; }
-tx_root() { if [ "$1" = 4 ]; then echo ip_local_out; else echo ip6_local_out; fi; }
+tx_root() { echo nf_hook_slow; }
 l4_of() {
 	case $1$2 in
 	tcp4) echo tcp_v4_rcv ;; udp4) echo udp_rcv ;; icmp4) echo icmp_rcv ;;
@@ -978,7 +978,8 @@ nosock_cases() {
 # --- tx ----------------------------------------------------------------------------
 
 # tx_case PATH PROTO FAMILY: a locally generated matching packet: one tx
-# graph rooted at ip_local_out/ip6_local_out down to the driver's transmit
+# graph rooted at nf_hook_slow (LOCAL_OUT's hooks after pktfilt's, then the
+# output) down to the driver's transmit
 # (veth_xmit; virtio-net's start_xmit); another port is not traced.
 tx_case() {
 	path=$1 p=$2 f=$3
@@ -1007,6 +1008,73 @@ tx_case() {
 	if g_has_func "$line" $drv; then ok "$name: $drv inside"; else fail "$name: $drv inside"; fi
 }
 
+# --- tx goes on from its hook (issue 31) ----------------------------------------------
+
+# ip_out_requests NS: IPv4's OutRequests in NS.
+ip_out_requests() {
+	ip netns exec "$1" awk '/^Ip:/ { if (!k) { for (i = 1; i <= NF; i++) if ($i == "OutRequests") k = i; next } print $k }' /proc/net/snmp
+}
+
+# nft_packets NS TABLE CHAIN: the chain's counter.
+nft_packets() {
+	ip netns exec "$1" nft list chain inet "$2" "$3" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }'
+}
+
+# txonce_case FAMILY: tx took the packet at LOCAL_OUT and sent it again from
+# ip_local_out(), so a LOCAL_OUT hook registered before pktfilt's at its
+# priority ran twice, and from 6.3 on IPv4's OutRequests counted it twice.
+# It goes on from the hooks after pktfilt's and the okfn it was given:
+# three traced packets pass a chain before pktfilt's hook (its priority,
+# INT_MIN, created after arming) and one after (priority 0) three times
+# each; the graphs hold the later chain and the output, not the earlier.
+txonce_case() {
+	f=$1
+	set -- $(addrs direct $f)
+	S=$1 D=$2
+	name="tx once ipv$f"
+	pktfilt clear 2>/dev/null
+	jtrace_start
+	jset "$name" --at tx --proto udp --saddr $S --daddr $D --dport 9000 --count 3 ||
+		{ trace_stop; return; }
+	# After arming: at one priority, the hook registered last runs first.
+	ip netns exec a nft -f - <<-EOF || { fail "$name: nft table"; trace_stop; pktfilt clear; return; }
+	table inet pf_txonce {
+		chain early {
+			type filter hook output priority -2147483648; policy accept;
+			udp dport 9000 meta mark set 0 counter
+		}
+		chain late {
+			type filter hook output priority 0; policy accept;
+			udp dport 9000 counter
+		}
+	}
+	EOF
+	o0=$(ip_out_requests a)
+	jsend a udp $f $S $D 9000 3
+	sleep 0.5
+	jtrace_stop
+	o1=$(ip_out_requests a)
+	expect_eq "$name: the chain before pktfilt's hook ran once per packet" \
+		"$(nft_packets a pf_txonce early)" 3
+	expect_eq "$name: the chain after it ran once per packet" \
+		"$(nft_packets a pf_txonce late)" 3
+	[ $f = 4 ] && expect_eq "$name: IPv4 OutRequests counted once per packet" \
+		"$((o1 - o0))" 3
+	g_expect_n "$name: three graphs rooted at nf_hook_slow in a" \
+		" stage=tx eroot=nf_hook_slow netns=$(netns_inode a) .* root=nf_hook_slow " 3
+	bad=
+	for line in $(grep '^G ' $J/graphs | sed 's/.* funcs=//'); do
+		for fn in nft_do_chain nft_counter_eval veth_xmit; do
+			g_has_func "$line" $fn || bad="$bad no-$fn"
+		done
+		! g_has_func "$line" nft_meta_set_eval || bad="$bad nft_meta_set_eval"
+	done
+	expect_eq "$name: each graph holds the later chain and the output to veth_xmit, not the earlier chain" \
+		"$bad" ""
+	ip netns exec a nft delete table inet pf_txonce
+}
+
 # virtio-net: three of the six unless JOURNEY_FULL=1 (make soak).
 tx_cases() {
 	for path in direct virtio; do
@@ -1019,14 +1087,16 @@ tx_cases() {
 			done
 		done
 	done
+	txonce_case 4
+	txonce_case 6
 }
 
 # --- tx,rx: one packet, one id -------------------------------------------------------
 
 # txrx_case FAMILY: ping a -> b over veth-ab with --at tx,rx (the issue's
 # example): a tx graph in a and b's receive, under one id. b's receive runs
-# in the softirq that veth's transmit raised, when a's ip_local_out()
-# enables bottom halves again, so it may be within a's graph (the spec: a
+# in the softirq that veth's transmit raised, when a's output enables
+# bottom halves again, so it may be within a's graph (the spec: a
 # stage entered while a graph is open on that CPU is part of that graph):
 # either way is accepted, and said which.
 txrx_case() {
@@ -1359,7 +1429,7 @@ tool_cases() {
 	name="trace --at tx,rx ping a -> b"
 	jtool "$name" --at tx,rx --proto icmp --daddr 10.10.3.2 -- ip netns exec a ping -c1 -W5 10.10.3.2
 	expect_eq "$name: one packet id" "$(g_ids | wc -l)" 1
-	g_expect_n "$name: its tx graph in a" " stage=tx eroot=ip_local_out netns=$(netns_inode a) .* root=ip_local_out " 1
+	g_expect_n "$name: its tx graph in a" " stage=tx eroot=nf_hook_slow netns=$(netns_inode a) .* root=nf_hook_slow " 1
 	if grep -q 'rx' $J/out; then ok "$name: the report names the rx stage"; else fail "$name: the report names the rx stage" "$(head -c 300 $J/out)"; fi
 
 	name="trace --at rx firewall drop in r"

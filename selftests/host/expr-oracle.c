@@ -42,7 +42,7 @@
 #include "expr.h"
 
 #define MAXPKT	64
-#define PKTLEN	1600
+#define PKTLEN	6000
 
 struct pkt {
 	int n;			/* identity: 10.77.0.N, fd77::N */
@@ -101,6 +101,9 @@ static const char *const exprs[] = {
 	"ip broadcast",
 	"len > 200",
 	"less 60",
+	/* Ethernet padding after a short IPv4 packet is not the packet's. */
+	"less 45",
+	"ip[44] = 0",
 	"udp[8:2] = 0x1234",
 	"tcp[20:4] = 0x47455420",
 	"not tcp",
@@ -578,6 +581,17 @@ static void build_corpus(void)
 	ip6(59, "fd00::2", 0, 0, 64, eh, 3, 0, 1, &s, "hop-by-hop, dst options, first fragment, tcp SYN 40059>443");
 	udp(&s, 5353, 5353, 40, 0);
 	ip6(60, "ff02::fb", 0, 0, 255, NULL, 0, 0, 0, &s, "udp 5353>5353 to ff02::fb");
+
+	/*
+	 * Non-linear at the hooks: an AF_PACKET send of a page or more puts
+	 * all but the first 14 bytes in page fragments (packet_alloc_skb()),
+	 * so the headers are not in the linear part at rx (the VM's veths
+	 * have a 9000-byte MTU for them).
+	 */
+	icmp(&s, IPPROTO_ICMP, 8, 0, 5000);
+	ip4(61, "10.9.0.2", 64, 0, 0x4000, NULL, 0, &s, "icmp echo request, 5000 bytes, non-linear");
+	udp(&s, 40062, 53, 4800, 1);
+	ip6(62, "fd00::2", 0, 0, 64, NULL, 0, 0, 0, &s, "udp 40062>53, 4800 bytes, non-linear");
 }
 
 /* --- the decisions ------------------------------------------------------ */

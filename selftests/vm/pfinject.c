@@ -10,8 +10,19 @@
  * AF_PACKET socket (SOCK_DGRAM: the kernel adds the Ethernet header, to
  * MAC, EtherType IPv4 or IPv6 by the packet's version nibble), so it
  * reaches the peer's ip_rcv()/ipv6_rcv() as these bytes. --only sends
- * just the packets numbered N. Prints "sent K" on success; exit status 1
- * on any error.
+ * just the packets numbered N. --pad pads each frame with zeros to
+ * Ethernet's minimum (46 bytes after the header), as a NIC does: the IP
+ * layer trims it. Prints "sent K" on success; exit status 1 on any error.
+ *
+ *	pfinject --raw --dev IFNAME [--only N[,N...]] FILE
+ *
+ * sends each packet from this network namespace through a raw IP socket
+ * with its own header (IP_HDRINCL; IPv6's IPPROTO_RAW), bound to IFNAME,
+ * to the packet's destination: the packets are locally generated and pass
+ * netfilter's LOCAL_OUT as these bytes (IPv4: the kernel rewrites the total
+ * length and the checksum, as they are). Prints "sent K" and, for the
+ * packets the kernel refused, "unsent N,N..."; exit status 1 on any other
+ * error.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -19,6 +30,7 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,24 +72,76 @@ static int wanted(const char *only, long n)
 	return 0;
 }
 
+/* Sends @pkt through a raw socket (fd4, fd6) to its destination. */
+static int send_raw(int fd4, int fd6, unsigned int ifindex,
+		    const unsigned char *pkt, size_t len)
+{
+	struct sockaddr_in6 sin6;
+	struct sockaddr_in sin;
+
+	if (pkt[0] >> 4 == 6) {
+		if (len < 40)
+			return -1;
+		memset(&sin6, 0, sizeof(sin6));
+		sin6.sin6_family = AF_INET6;
+		memcpy(&sin6.sin6_addr, pkt + 24, 16);
+		/* Link-local and multicast need the interface. */
+		sin6.sin6_scope_id = ifindex;
+		return sendto(fd6, pkt, len, 0, (struct sockaddr *)&sin6,
+			      sizeof(sin6)) == (ssize_t)len ? 0 : -1;
+	}
+	if (len < 20)
+		return -1;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	memcpy(&sin.sin_addr, pkt + 16, 4);
+	return sendto(fd4, pkt, len, 0, (struct sockaddr *)&sin,
+		      sizeof(sin)) == (ssize_t)len ? 0 : -1;
+}
+
+/* A raw socket of @family with its own IP header, bound to @dev. */
+static int raw_socket(int family, const char *dev)
+{
+	int one = 1, fd = socket(family, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+
+	if (fd < 0)
+		die("socket(%s, SOCK_RAW)", family == AF_INET ? "AF_INET" : "AF_INET6");
+	if (family == AF_INET &&
+	    setsockopt(fd, IPPROTO_IP, IP_HDRINCL, &one, sizeof(one)))
+		die("IP_HDRINCL%s", "");
+	if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, (socklen_t)strlen(dev) + 1))
+		die("SO_BINDTODEVICE %s", dev);
+	/* Multicast to the bound interface, as to any other address. */
+	if (family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &(int){ (int)if_nametoindex(dev) },
+		       sizeof(int)))
+		die("IPV6_MULTICAST_IF%s", "");
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = NULL, *only = NULL, *file = NULL;
 	unsigned char mac[6], pkt[9000];
-	static char line[32768];
+	static char line[32768], unsent[4096];
+	int raw = 0, pad = 0, fd4 = -1, fd6 = -1;
 	struct sockaddr_ll sll;
 	unsigned int m[6];
 	long n, sent = 0;
 	char *p, *end;
 	size_t len;
 	FILE *f;
-	int i, fd, hi, lo;
+	int i, fd = -1, hi, lo;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--dev") && i + 1 < argc)
 			dev = argv[++i];
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
+		else if (!strcmp(argv[i], "--raw"))
+			raw = 1;
+		else if (!strcmp(argv[i], "--pad"))
+			pad = 1;
 		else if (!strcmp(argv[i], "--dst-mac") && i + 1 < argc) {
 			if (sscanf(argv[++i], "%x:%x:%x:%x:%x:%x", &m[0], &m[1],
 				   &m[2], &m[3], &m[4], &m[5]) != 6)
@@ -89,23 +153,28 @@ int main(int argc, char **argv)
 		else if (!file && !strcmp(argv[i], "-"))
 			file = argv[i];
 		else
-			die("usage: pfinject --dev IFNAME --dst-mac MAC [--only N,...] FILE (not '%s')",
+			die("usage: pfinject --dev IFNAME {--dst-mac MAC [--pad] | --raw} [--only N,...] FILE (not '%s')",
 			    argv[i]);
 	}
 	errno = 0;
 	if (!dev || !file || i != argc)
-		die("usage: pfinject --dev IFNAME --dst-mac MAC [--only N,...] FILE%s", "");
+		die("usage: pfinject --dev IFNAME {--dst-mac MAC [--pad] | --raw} [--only N,...] FILE%s", "");
 	f = strcmp(file, "-") ? fopen(file, "r") : stdin;
 	if (!f)
 		die("%s", file);
-	fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, 0);	/* send only */
-	if (fd < 0)
-		die("socket(AF_PACKET)%s", "");
 	memset(&sll, 0, sizeof(sll));
 	sll.sll_family = AF_PACKET;
 	sll.sll_ifindex = (int)if_nametoindex(dev);
 	if (!sll.sll_ifindex)
 		die("interface %s", dev);
+	if (raw) {
+		fd4 = raw_socket(AF_INET, dev);
+		fd6 = raw_socket(AF_INET6, dev);
+	} else {
+		fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, 0);	/* send only */
+		if (fd < 0)
+			die("socket(AF_PACKET)%s", "");
+	}
 	sll.sll_halen = 6;
 	memcpy(sll.sll_addr, mac, 6);
 
@@ -126,6 +195,19 @@ int main(int argc, char **argv)
 		}
 		if (!len || (*p && *p != ' ' && *p != '\n'))
 			die("bad hex in '%.40s'", line);
+		if (raw) {
+			if (send_raw(fd4, fd6, (unsigned int)sll.sll_ifindex, pkt, len)) {
+				size_t u = strlen(unsent);
+
+				snprintf(unsent + u, sizeof(unsent) - u, "%s%ld", u ? "," : "", n);
+			} else {
+				sent++;
+			}
+			continue;
+		}
+		/* Ethernet's minimum payload, as a NIC pads a short frame. */
+		while (pad && len < 46)
+			pkt[len++] = 0;
 		sll.sll_protocol = htons(pkt[0] >> 4 == 6 ? ETH_P_IPV6 : ETH_P_IP);
 		if (sendto(fd, pkt, len, 0, (struct sockaddr *)&sll, sizeof(sll)) != (ssize_t)len)
 			die("sendto, packet '%.10s'", line);
@@ -134,5 +216,7 @@ int main(int argc, char **argv)
 	if (ferror(f))
 		die("reading %s", file);
 	printf("sent %ld\n", sent);
+	if (unsent[0])
+		printf("unsent %s\n", unsent);
 	return 0;
 }

@@ -6,7 +6,8 @@
 #
 #	selftests/vm/run --kernel 6.12 -- sh selftests/vm/tests/expr.sh [CASE...]
 #
-# CASEs (default: all, in this order): oracle anded show refused stages.
+# CASEs (default: all, in this order): oracle oracle_tx oracle_l4 anded
+# show refused stages.
 #
 # oracle: selftests/vm/expr/corpus is ~60 varied IPv4 and IPv6 packets
 # (TCP flags and ports, UDP, ICMP and ICMPv6 types, IPv4 options, IPv4
@@ -19,7 +20,14 @@
 # namespace a over veth to b (pfinject: the bytes as they are, so
 # ip_rcv()/ipv6_rcv() in b sees exactly them), and the sources of the
 # pktfilt_packet events are the expected set, no more, no less, no packet
-# twice. anded: the same with structured flags (--proto, --dport) given
+# twice. Each frame is padded to Ethernet's minimum as a NIC pads it
+# (pfinject --pad): the padding is not the packet's. Packets 61 and 62 are
+# non-linear at the hook (pages of an AF_PACKET send). oracle_tx: the
+# same at tx, the corpus sent from a through raw sockets with their own
+# headers (pfinject --raw: LOCAL_OUT sees these bytes); oracle_l4: at l4,
+# the corpus injected as for rx, for the packets that reach a protocol
+# handler in b (the set a filter without predicates traces there).
+# anded: the same with structured flags (--proto, --dport) given
 # too, the expected set computed from the packets' keys. The recipe is
 # the manual one (function_graph, set_graph_function = the stages'
 # roots, max_graph_depth 3 so that the graphs stay short under TCG; put
@@ -78,15 +86,25 @@ describe() {
 # --- sending -------------------------------------------------------------------
 
 MAC_B=
+# The corpus packets that reach the stage (STAGE_SET: numbers, space
+# separated; all at rx) and how many hook passes that is (STAGE_SEEN).
+STAGE=rx
+STAGE_SET=$(awk '/^[0-9]/ { printf "%s%d", n++ ? " " : "", $1 }' $CORPUS)
+STAGE_SEEN=$NPKT
+# inject [--only N]: the corpus, as STAGE needs it: into b (rx, l4), or
+# sent from a (tx).
 inject() {
 	_before=$(pf_stat seen)
-	if ! ip netns exec a pfinject --dev veth-a --dst-mac "$MAC_B" "$@" $CORPUS >/dev/null; then
+	if [ "$STAGE" = tx ]; then
+		ip netns exec a pfinject --raw --dev veth-a "$@" $CORPUS > /tmp/inject.out ||
+			return 1
+	elif ! ip netns exec a pfinject --dev veth-a --dst-mac "$MAC_B" --pad "$@" $CORPUS > /tmp/inject.out; then
 		return 1
 	fi
-	# Every packet passes the rx hook once: wait until it has seen them
-	# (they are received in pfinject's own sendto(), unless ksoftirqd
-	# took over), 3 s at most.
-	_n=$NPKT
+	# Every packet passes the stage's hook once: wait until it has seen
+	# them (at rx and tx they pass in pfinject's own sendto(), unless
+	# ksoftirqd took over), 3 s at most.
+	_n=$STAGE_SEEN
 	case "$*" in *--only*) _n=1 ;; esac
 	_i=0
 	while [ $(($(pf_stat seen) - _before)) -lt "$_n" ] && [ $_i -lt 30 ]; do
@@ -98,28 +116,11 @@ inject() {
 
 # --- the oracle ----------------------------------------------------------------
 
-# one_case FLAGS EXPR WANT: arm (replacing the armed filter: the hooks
-# and the gate stay), inject the corpus, compare.
-one_case() {
-	_flags=$1 _expr=$2 _want=$3
-	[ "$_flags" = - ] && _flags=
-	[ "$_want" = - ] && _want=
-	_name="'$_expr'${_flags:+ with $_flags}"
-	echo > $T/trace
-	# shellcheck disable=SC2086 # the flags are words
-	if ! _out=$(pktfilt set --at rx --count 0 $_flags "$_expr" 2>&1); then
-		fail "$_name: pktfilt set" "$_out"
-		return
-	fi
-	if ! inject; then
-		fail "$_name: pfinject" "could not send the corpus"
-		return
-	fi
-	trace_grab
-	# The corpus numbers of the events' sources (10.77.0.N, fd77::N:
-	# N; the namespaces' own packets left out), in corpus order, and
-	# the number of events.
-	_got=$(awk '/pktfilt_packet:/ {
+# corpus_sources: the corpus numbers of /tmp/trace.txt's events' sources
+# (10.77.0.N, fd77::N: N; the namespaces' own packets left out), sorted,
+# after the number of events.
+corpus_sources() {
+	awk '/pktfilt_packet:/ {
 		ev++
 		if (match($0, / saddr=(10\.77\.0\.|fd77::)[0-9]+ /)) {
 			s = substr($0, RSTART, RLENGTH - 1)
@@ -135,13 +136,37 @@ one_case() {
 		printf "%d", ev + 0
 		for (i = 1; i <= n; i++)
 			printf " %d", id[i]
-	}' /tmp/trace.txt)
+	}' /tmp/trace.txt
+}
+
+# one_case FLAGS EXPR WANT: arm at STAGE (replacing the armed filter: the
+# hooks and the gate stay), inject the corpus, compare with WANT, those of
+# STAGE_SET.
+one_case() {
+	_flags=$1 _expr=$2 _want=
+	[ "$_flags" = - ] && _flags=
+	for _i in $3; do
+		case " $STAGE_SET " in *" $_i "*) _want="$_want${_want:+ }$_i" ;; esac
+	done
+	_name="${STAGE}: '$_expr'${_flags:+ with $_flags}"
+	echo > $T/trace
+	# shellcheck disable=SC2086 # the flags are words
+	if ! _out=$(pktfilt set --at $STAGE --count 0 $_flags "$_expr" 2>&1); then
+		fail "$_name: pktfilt set" "$_out"
+		return
+	fi
+	if ! inject; then
+		fail "$_name: pfinject" "could not send the corpus"
+		return
+	fi
+	trace_grab
+	_got=$(corpus_sources)
 	_ev=${_got%% *}
 	_got=${_got#"$_ev"}
 	_got=${_got# }
 	_ngot=$(echo "$_got" | wc -w)
 	if [ "$_got" = "$_want" ]; then
-		ok "$_name: the module matches the $_ngot of $NPKT packets libpcap does"
+		ok "$_name: the module matches the $_ngot of $(echo $STAGE_SET | wc -w) packets libpcap does"
 	else
 		fail "$_name" "module: [$_got], libpcap: [$_want]"
 		_missed=$(for _i in $_want; do case " $_got " in *" $_i "*) ;; *) echo "$_i" ;; esac; done)
@@ -149,16 +174,26 @@ one_case() {
 		[ -n "$_missed" ] && echo "#   libpcap matches, the module does not:" && describe $_missed
 		[ -n "$_extra" ] && echo "#   the module matches, libpcap does not (or twice):" && describe $_extra
 	fi
-	# Every event headed a graph rooted at the device's receive (or at
-	# ip_rcv()/ipv6_rcv() for what is not seen there).
-	_roots=$(trace_roots | grep -cxE 'netif_receive_skb_core|ip_rcv|ipv6_rcv')
+	# Every event headed a graph rooted at the stage's roots (rx: the
+	# device's receive, or ip_rcv()/ipv6_rcv() for what is not seen
+	# there).
+	_roots=$(trace_roots | grep -cxE "$(stage_roots)")
 	if [ "$_ev" != "$_roots" ]; then
-		echo "# $_name: $_ev events, $_roots graphs at an rx root"
+		echo "# $_name: $_ev events, $_roots graphs at a $STAGE root"
 	fi
 }
 
+# stage_roots: STAGE's graph roots, as an extended regular expression.
+stage_roots() {
+	case $STAGE in
+	rx) echo 'netif_receive_skb_core|ip_rcv|ipv6_rcv' ;;
+	tx) echo 'nf_hook_slow' ;;
+	l4) echo 'tcp_v4_rcv|udp_rcv|icmp_rcv|tcp_v6_rcv|udpv6_rcv|icmpv6_rcv' ;;
+	esac
+}
+
 # run_cases FILTER: the lines of cases whose FLAGS are "-" (FILTER plain)
-# or not (anded).
+# or not (anded), at STAGE.
 run_cases() {
 	_o0=$(overruns)
 	_tab=$(printf '\t')
@@ -175,11 +210,58 @@ run_cases() {
 	VMTEST_PASSED=$((VMTEST_PASSED + $(grep -c '^ok ' /tmp/expr-cases.out)))
 	VMTEST_FAILED=$((VMTEST_FAILED + $(grep -c '^not ok ' /tmp/expr-cases.out)))
 	_bad=$(grep -c '^# .*events, .* graphs at' /tmp/expr-cases.out)
-	expect_eq "$1: every event heads a graph at an rx root" "$_bad" 0
-	expect_eq "$1: no trace data lost (ring buffer overruns)" "$(($(overruns) - _o0))" 0
+	expect_eq "$STAGE $1: every event heads a graph at a $STAGE root" "$_bad" 0
+	expect_eq "$STAGE $1: no trace data lost (ring buffer overruns)" "$(($(overruns) - _o0))" 0
 }
 
 oracle_cases() { run_cases plain; }
+
+# At tx: the packets a's raw sockets sent, each through LOCAL_OUT once.
+oracle_tx_cases() {
+	STAGE=tx
+	pktfilt clear
+	echo > $T/trace
+	if ! inject; then
+		fail "tx: pfinject --raw" "$(cat /tmp/inject.out)"
+		STAGE=rx
+		return
+	fi
+	_unsent=$(sed -n 's/^unsent //p' /tmp/inject.out | tr ',' ' ')
+	STAGE_SET=$(awk -v u=" $_unsent " '/^[0-9]/ && index(u, " " $1 " ") == 0 { printf "%s%d", n++ ? " " : "", $1 }' $CORPUS)
+	STAGE_SEEN=$(echo $STAGE_SET | wc -w)
+	echo "# tx: $STAGE_SEEN of $NPKT packets sent (the kernel refused: ${_unsent:-none})"
+	run_cases plain
+	STAGE=rx
+}
+
+# At l4: the packets that reach a protocol handler in b, as a filter
+# without predicates traces them.
+oracle_l4_cases() {
+	STAGE=l4
+	STAGE_SEEN=1
+	echo > $T/trace
+	if ! out=$(pktfilt set --at l4 --count 0 2>&1) || ! inject; then
+		fail "l4: the packets that reach a handler" "$out"
+		STAGE=rx
+		return
+	fi
+	sleep 1
+	trace_grab
+	_got=$(corpus_sources)
+	STAGE_SET=${_got#* }
+	[ "$STAGE_SET" = "${_got%% *}" ] && STAGE_SET=
+	STAGE_SEEN=$(echo $STAGE_SET | wc -w)
+	echo "# l4: $STAGE_SEEN of $NPKT packets reach a handler: $STAGE_SET"
+	if [ "$STAGE_SEEN" -ge 30 ]; then
+		ok "l4: $STAGE_SEEN packets of the corpus reach a handler in b"
+	else
+		fail "l4: the packets that reach a handler in b" "only $STAGE_SEEN: $STAGE_SET"
+	fi
+	run_cases plain
+	STAGE=rx
+	STAGE_SET=$(awk '/^[0-9]/ { printf "%s%d", n++ ? " " : "", $1 }' $CORPUS)
+	STAGE_SEEN=$NPKT
+}
 anded_cases() { run_cases anded; }
 
 # --- show, refusals ------------------------------------------------------------
@@ -306,8 +388,13 @@ stages_cases() {
 
 # --- main ----------------------------------------------------------------------
 
-cases=${*:-oracle anded show refused stages}
+cases=${*:-oracle oracle_tx oracle_l4 anded show refused stages}
 ns_setup || { fail "ns_setup"; summary; exit 1; }
+# Packets 61 and 62 are 5000 bytes; a's raw sockets send anywhere.
+ip -n a link set veth-a mtu 9000
+ip -n b link set veth-b mtu 9000
+ip -n a route add default dev veth-a
+ip -n a -6 route add default dev veth-a
 MAC_B=$(mac b veth-b)
 check "insmod" insmod $PKTFILT_KO
 expr_trace_start
@@ -320,7 +407,7 @@ fi
 pktfilt clear
 for c in $cases; do
 	case $c in
-	oracle | anded | show | refused | stages) "${c}_cases" ;;
+	oracle | oracle_tx | oracle_l4 | anded | show | refused | stages) "${c}_cases" ;;
 	*) fail "unknown case $c" ;;
 	esac
 	echo "# $c: done at $(cut -d' ' -f1 /proc/uptime) s"

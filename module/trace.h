@@ -13,6 +13,7 @@
 
 #include <linux/in.h>
 #include <linux/inet.h>
+#include <linux/kallsyms.h>
 #include <linux/trace_seq.h>
 #include <linux/tracepoint.h>
 #ifdef PF_DROP_REASON_NAMES
@@ -38,6 +39,28 @@ static inline const char *pf_trace_addr(struct trace_seq *p, u8 family,
 		trace_seq_printf(p, "%pI4", addr);
 	else
 		trace_seq_printf(p, "%pI6c", addr);
+	trace_seq_putc(p, 0);
+	return ret;
+}
+
+/*
+ * " func=caller+off/size" for pktfilt_free, or nothing where the kernel's
+ * address is not the caller's: 0 (it did not say), or function_graph's
+ * return trampoline, which stands where the caller's address was while
+ * the freeing function is traced (report finds the caller in the graph).
+ * When the trace is read, not when the packet is freed.
+ */
+static inline const char *pf_trace_func(struct trace_seq *p,
+					const void *location)
+{
+	const char *ret = trace_seq_buffer_ptr(p);
+	char sym[KSYM_SYMBOL_LEN];
+
+	if (location) {
+		sprint_symbol(sym, (unsigned long)location);
+		if (strncmp(sym, "return_to_handler+", 18))
+			trace_seq_printf(p, " func=%s", sym);
+	}
 	trace_seq_putc(p, 0);
 	return ret;
 }
@@ -148,11 +171,11 @@ TRACE_EVENT(pktfilt_free,
 		__entry->location = location;
 	),
 
-	TP_printk("id=%llu reason=%s func=%pS", __entry->id,
+	TP_printk("id=%llu reason=%s%s", __entry->id,
 		  __print_symbolic(__entry->reason,
 				   { PF_FREE_CONSUMED, "CONSUMED" },
 				   PF_DROP_REASONS),
-		  __entry->location)
+		  pf_trace_func(p, __entry->location))
 );
 
 #endif /* PKTFILT_TRACE_H */

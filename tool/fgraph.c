@@ -1098,9 +1098,10 @@ static bool is_free_func(const char *name)
 }
 
 /*
- * A free inside a graph says func=return_to_handler (function_graph
- * replaced the return address the kernel reports): the caller of the
- * innermost freeing frame open on that CPU is the function that dropped it.
+ * A free inside a graph has no func= (version 5; before, it said
+ * func=return_to_handler: function_graph replaced the return address the
+ * kernel reports): the caller of the innermost freeing frame open on that
+ * CPU is the function that dropped it.
  */
 static void free_caller(const struct pf_cpu *st, char *func, size_t len)
 {

@@ -1080,6 +1080,36 @@ TEST(html_fate_and_no_packet)
 	pf_trace_free(none);
 }
 
+/*
+ * A version 5 module leaves func= out of a free inside a graph (it would
+ * name function_graph's trampoline): the caller comes from the graph; a
+ * free outside a graph keeps the func= it has.
+ */
+TEST(free_without_func)
+{
+	struct pf_trace *t = parse_str(EV2(1, 0, "tx", 1, "nf_hook_slow")
+		" 0)               |  nf_hook_slow() {\n"
+		" 0)               |    nft_do_chain() {\n"
+		" 0)               |      kfree_skb_reason() {\n"
+		" 0)               |        /* pktfilt_free: id=1 reason=NETFILTER_DROP */\n"
+		" 0)   1.000 us    |      }\n"
+		" 0)   2.000 us    |    }\n"
+		" 0)   3.000 us    |  }\n"
+		EV2(2, 0, "tx", 2, "nf_hook_slow")
+		" 0)   1.000 us    |  nf_hook_slow();\n"
+		" 0)               |  /* pktfilt_free: id=2 reason=NO_SOCKET func=__udp4_lib_rcv+0x5e2/0x9a0 */\n");
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(2, t->npackets);
+	EXPECT_EQ(PF_FATE_DROPPED, t->packets[0]->fate);
+	EXPECT_STREQ("NETFILTER_DROP", t->packets[0]->drop_reason);
+	EXPECT_STREQ("nft_do_chain", t->packets[0]->drop_func);
+	EXPECT_STREQ("nf_hook_slow", t->packets[0]->root);
+	EXPECT_EQ(PF_FATE_DROPPED, t->packets[1]->fate);
+	EXPECT_STREQ("__udp4_lib_rcv", t->packets[1]->drop_func);
+	pf_trace_free(t);
+}
+
 static char *fixture_read(const char *kernel, const char *name, size_t *len);
 
 static bool starts(const char *s, const char *prefix)

@@ -154,9 +154,8 @@ jgraphs() {
 			sub(/^\/\* pktfilt_free: /, " ", t)
 			sub(/ *\*\/ *$/, "", t)
 			# Inside a graph: the functions open there, innermost
-			# last (the module says func=return_to_handler there:
-			# function_graph replaced the return address the
-			# tracepoint has).
+			# last (the module leaves func= out there: the address
+			# the tracepoint has is the function_graph trampoline).
 			st = ""
 			if (open[c])
 				for (k = gdepth[c]; k < depth; k += 2)
@@ -920,17 +919,18 @@ drop_cases() {
 
 # free_func NAME "REASON FUNC STACK" WANT: the function that dropped the
 # packet is WANT (an extended regex such as "f|g"): the free's func is
-# WANT+0x../0x.., or it is return_to_handler (a free inside a graph:
-# function_graph's trampoline stands for the caller) and WANT is among
-# the 3 innermost functions open in the graph at the free (the freeing
-# function, kfree_skb_reason or sk_skb_reason_drop, and its callers).
+# WANT+0x../0x.., or it has none (a free inside a graph: the kernel's
+# address is function_graph's trampoline, which the event leaves out,
+# never says) and WANT is among the 3 innermost functions open in the
+# graph at the free (the freeing function, kfree_skb_reason or
+# sk_skb_reason_drop, and its callers).
 free_func() {
 	set -- "$1" "$(echo "$2" | cut -d' ' -f2)" "$(echo "$2" | cut -d' ' -f3)" "$3"
 	if echo "$2" | grep -q -E "^($4)\+0x[0-9a-f]+/0x[0-9a-f]+$"; then
 		ok "$1: pktfilt_free func=$2"
-	elif echo "$2" | grep -q '^return_to_handler+' &&
+	elif [ "$2" = none ] &&
 		echo "$3" | tr '>' '\n' | tail -3 | grep -q -x -E "$4"; then
-		ok "$1: pktfilt_free inside the graph, under $(echo "$3" | tr '>' '\n' | tail -3 | tr '\n' '>')"
+		ok "$1: pktfilt_free inside the graph without func=, under $(echo "$3" | tr '>' '\n' | tail -3 | tr '\n' '>')"
 	else
 		fail "$1: pktfilt_free by $4" "func=$2, open in the graph: $(echo "$3" | tr '>' '\n' | tail -4 | tr '\n' '>')"
 	fi

@@ -31,7 +31,7 @@ ROUNDS=${BENCH_ROUNDS:-5}
 NCPU=$(nproc)
 CPUS=$(seq 0 $((NCPU - 1)))
 SECS=${BENCH_SECONDS:-3}
-CONFIGS=${BENCH_CONFIGS:-baseline disarmed pidonly gateonly hooked hooked_rx hooked_tx hooked_expr armed_all armed_scoped armed_l4 armed_tx armed_eager armed_all_eager armed_lean armed_reach armed_learned fgraph_unfiltered bpftrace}
+CONFIGS=${BENCH_CONFIGS:-baseline disarmed pidonly gateonly hooked hooked_rx hooked_tx hooked_expr armed_all armed_scoped armed_l4 armed_tx armed_all_l4 armed_all_tx armed_eager armed_all_eager armed_lean armed_reach armed_learned fgraph_unfiltered bpftrace}
 # What runs after the configurations' rounds: fastpath (the hook's own
 # cost), arm (arming and disarming times), hold (the lazy hold's latency),
 # footprint. BENCH_PARTS picks some, e.g. "hold" alone for a real-time
@@ -195,6 +195,22 @@ run_armed_tx() {
 	# shellcheck disable=SC2086
 	pktfilt trace --at tx $FILTER --count 0 $SCOPE_OPTS -o /dev/null -- \
 		sh -c ". /tmp/bench-traffic.sh; traffic armed_tx $1"
+	rmmod pktfilt
+}
+
+# armed_all_l4, armed_all_tx: armed_l4 and armed_tx with --all-functions
+# (a lazy wait patches nothing of any scope: these should equal them).
+run_armed_all_l4() {
+	insmod $PKTFILT_KO
+	pktfilt trace --at l4 $FILTER --count 0 --all-functions -o /dev/null -- \
+		sh -c ". /tmp/bench-traffic.sh; traffic armed_all_l4 $1"
+	rmmod pktfilt
+}
+
+run_armed_all_tx() {
+	insmod $PKTFILT_KO
+	pktfilt trace --at tx $FILTER --count 0 --all-functions -o /dev/null -- \
+		sh -c ". /tmp/bench-traffic.sh; traffic armed_all_tx $1"
 	rmmod pktfilt
 }
 

@@ -84,6 +84,8 @@ void trace_tfs_config(struct trace_run *r, struct pf_tfs_config *c,
 		c->globs_optional = true;
 	}
 	c->lazy = !r->o.eager && r->version >= 4;
+	c->args = r->o.args;
+	c->retval = r->o.retval;
 }
 
 /*

@@ -943,6 +943,11 @@ tr_args_case() {
 			'"children":\[\{"func":"[^"]+","duration_ns":[0-9]+,"args":\{"[a-z_]+":"'
 		echo "# $name: $(grep -c -E '\| +[a-z_0-9.]+\([a-z_]+=' $TR/args.raw) lines with arguments, e.g.:"
 		grep -m 4 -E '\| +[a-z_0-9.]+\([a-z_]+=' $TR/args.raw | sed 's/^/#   /'
+		pktfilt report --format chrome $TR/args.raw > $TR/args.chrome 2> $TR/err
+		tr_expect "$name: chrome has them" $TR/args.chrome \
+			'"cat":"call",.*"args":\{"args":\{"[a-z_]+":"'
+		pktfilt diff $TR/args.raw 1 $TR/args.raw 1 > $TR/args.diff 2> $TR/err
+		expect_eq "$name: diff of the packet with itself: the same" "$?" 0
 		expect_eq "$name: funcgraph-args off again" "$(cat $T/options/funcgraph-args)" 0
 	else
 		tr_run "$name" 1 --proto udp --functions $TR_FEW --args --timeout 5

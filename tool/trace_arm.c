@@ -162,7 +162,7 @@ int trace_arm(struct trace_run *r)
 	}
 
 	c.buffer_kb = pf_trace_buffer_kb(r->o.filter.count, r->tfs.ncpus,
-					 mem_available_kb());
+					 mem_available_kb(), r->o.args);
 	trace_times_step("tracefs saved");
 	err = pf_tracefs_setup(&r->tfs, &c);
 	if (err) {

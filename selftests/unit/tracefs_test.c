@@ -1801,15 +1801,21 @@ TEST(default_scope)
 
 TEST(buffer_size)
 {
-	EXPECT_EQ(1024, pf_trace_buffer_kb(1, 2, 0));
-	EXPECT_EQ(3072, pf_trace_buffer_kb(3, 2, 1000000));
-	EXPECT_EQ(16384, pf_trace_buffer_kb(0, 2, 0));
-	EXPECT_EQ(65536, pf_trace_buffer_kb(1000, 2, 0));
-	EXPECT_EQ(65536, pf_trace_buffer_kb(4000000000U, 2, 0));
+	EXPECT_EQ(1024, pf_trace_buffer_kb(1, 2, 0, false));
+	EXPECT_EQ(3072, pf_trace_buffer_kb(3, 2, 1000000, false));
+	EXPECT_EQ(16384, pf_trace_buffer_kb(0, 2, 0, false));
+	EXPECT_EQ(65536, pf_trace_buffer_kb(1000, 2, 0, false));
+	EXPECT_EQ(65536, pf_trace_buffer_kb(4000000000U, 2, 0, false));
 	/* A quarter of 800 MB over 2 CPUs: 100 MB each, so 64 MB. */
-	EXPECT_EQ(65536, pf_trace_buffer_kb(100, 2, 800 * 1024));
+	EXPECT_EQ(65536, pf_trace_buffer_kb(100, 2, 800 * 1024, false));
 	/* A quarter of 256 MB over 8 CPUs: 8 MB each. */
-	EXPECT_EQ(8192, pf_trace_buffer_kb(100, 8, 256 * 1024));
+	EXPECT_EQ(8192, pf_trace_buffer_kb(100, 8, 256 * 1024, false));
+	/* funcgraph-args: half as much again, within the same bounds. */
+	EXPECT_EQ(1536, pf_trace_buffer_kb(1, 2, 0, true));
+	EXPECT_EQ(24576, pf_trace_buffer_kb(0, 2, 0, true));
+	EXPECT_EQ(65536, pf_trace_buffer_kb(42, 2, 0, true));
+	EXPECT_EQ(62976, pf_trace_buffer_kb(41, 2, 0, true));
+	EXPECT_EQ(8192, pf_trace_buffer_kb(100, 8, 256 * 1024, true));
 }
 
 TEST_HARNESS_MAIN

@@ -490,10 +490,10 @@ static void parse_retval(const char *s, size_t n, struct pf_line *l)
 		v = s + 2;
 	} else if (n >= 4 && !memcmp(s, "ret=", 4)) {
 		v = s + 4;
-	} else {
-		p = mem_find(s, n, " ret=");
-		if (p)
-			v = p + 5;
+	} else if ((p = mem_find(s, n, " ret="))) {
+		v = p + 5;
+	} else if ((p = mem_find(s, n, " = "))) {
+		v = p + 3;	/* "} /" "* veth_xmit [veth] = 0x0 *" "/" */
 	}
 	if (!v)
 		return;

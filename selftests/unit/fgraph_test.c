@@ -2187,6 +2187,9 @@ TEST(args_and_retval_before_6_13)
 		" 1)   0.380 us    |      udp4_csum_init(skb=0xffff888003f1e100, uh=0xffff888004d2e022, proto=0x11); /* = 0x0 */\n"
 		" 1)   1.100 us    |      __udp4_lib_lookup(net=0xffffffff83c1a0c0, saddr=0x109000a, sport=0xa00f, daddr=0x209000a, dport=0x2823, dif=2, ...); /* = 0xffff888004f5a000 */\n"
 		" 1)   0.200 us    |      sk_filter_trim_cap(sk=0xffff888004f5a000, skb=0xffff888003f1e100, cap=(struct foo)[0x1:0x2]); /* = -1 */\n"
+		" 1)   0.300 us    |      veth_xmit [veth](skb=0x1); /* = 0x0 */\n"
+		" 1)               |      veth_poll [veth](napi=0x1, budget=64) {\n"
+		" 1)   0.300 us    |      } /* veth_poll [veth] = -11 */\n"
 		" 1)   2.335 us    |    } /* __udp4_lib_rcv = -22 */\n"
 		" 1)   3.000 us    |  } /* udp_rcv = 0x0 */\n";
 	struct pf_trace *t = parse_str(trace);
@@ -2207,7 +2210,15 @@ TEST(args_and_retval_before_6_13)
 	EXPECT_STREQ("skb=0xffff888003f1e100, udptable=0xffffffff83a0c2c0, proto=17",
 		     at(pkt, 0, -1)->args);
 	EXPECT_STREQ("-22", at(pkt, 0, -1)->ret);
-	ASSERT_EQ(3, at(pkt, 0, -1)->nchildren);
+	ASSERT_EQ(5, at(pkt, 0, -1)->nchildren);
+	/* A module's function: its name has a space. */
+	EXPECT_STREQ("veth_xmit [veth]", at(pkt, 0, 3)->func);
+	EXPECT_STREQ("skb=0x1", at(pkt, 0, 3)->args);
+	EXPECT_STREQ("0x0", at(pkt, 0, 3)->ret);
+	EXPECT_STREQ("veth_poll [veth]", at(pkt, 0, 4)->func);
+	EXPECT_STREQ("napi=0x1, budget=64", at(pkt, 0, 4)->args);
+	EXPECT_STREQ("-11", at(pkt, 0, 4)->ret);
+	EXPECT_TRUE(at(pkt, 0, 4)->complete);
 	EXPECT_STREQ("udp4_csum_init", at(pkt, 0, 0)->func);
 	EXPECT_STREQ("0x0", at(pkt, 0, 0)->ret);
 	EXPECT_EQ(380, at(pkt, 0, 0)->duration_ns);
@@ -2234,6 +2245,8 @@ TEST(retval_6_13)
 		" 0)   0.380 us    |      udp4_csum_init(); /* ret=0x0 */\n"
 		" 0)   0.410 us    |      udp_lib_checksum_complete(skb=0x1); /* <-__udp4_lib_rcv+0x2b/0x9a0 ret=0x1 */\n"
 		" 0)   0.100 us    |      kfree_skb_reason(); /* ret=0xffffffffffffffea */\n"
+		" 0)               |      veth_poll [veth]() {\n"
+		" 0)   0.300 us    |      } /* veth_poll [veth] ret=-11 */\n"
 		" 0)   0.100 us    |      consume_skb(skb=0x1);\n"
 		" 0)   2.335 us    |    } /* __udp4_lib_rcv ret=-22 */\n"
 		" 0)   3.000 us    |  } /* udp_rcv ret=0x0 */\n";
@@ -2251,15 +2264,17 @@ TEST(retval_6_13)
 	ASSERT_NE(NULL, at(pkt, 0, -1));
 	EXPECT_STREQ("skb=0xffff888003f1e100", at(pkt, 0, -1)->args);
 	EXPECT_STREQ("-22", at(pkt, 0, -1)->ret);
-	ASSERT_EQ(4, at(pkt, 0, -1)->nchildren);
+	ASSERT_EQ(5, at(pkt, 0, -1)->nchildren);
+	EXPECT_STREQ("veth_poll [veth]", at(pkt, 0, 3)->func);
+	EXPECT_STREQ("-11", at(pkt, 0, 3)->ret);
 	EXPECT_EQ(NULL, at(pkt, 0, 0)->args);
 	EXPECT_STREQ("0x0", at(pkt, 0, 0)->ret);
 	EXPECT_STREQ("skb=0x1", at(pkt, 0, 1)->args);
 	EXPECT_STREQ("0x1", at(pkt, 0, 1)->ret);
 	EXPECT_EQ(410, at(pkt, 0, 1)->duration_ns);
 	EXPECT_STREQ("0xffffffffffffffea", at(pkt, 0, 2)->ret);
-	EXPECT_STREQ("skb=0x1", at(pkt, 0, 3)->args);
-	EXPECT_EQ(NULL, at(pkt, 0, 3)->ret);
+	EXPECT_STREQ("skb=0x1", at(pkt, 0, 4)->args);
+	EXPECT_EQ(NULL, at(pkt, 0, 4)->ret);
 	pf_trace_free(t);
 }
 

@@ -94,6 +94,11 @@ const char pf_diff_help[] =
 "                  last one named), then the calls only A made there\n"
 "                  (lines starting with -) and only B made (+), each\n"
 "                  with its calls and duration\n"
+"              return values: the calls both made whose return values\n"
+"                  differ (up to --top; in traces made with ftrace's\n"
+"                  funcgraph-retval, which trace sets when asked): the\n"
+"                  function, A's value -> B's, the path\n"
+"                  (\"nf_hook_slow  0x1 -> -1  in ip_rcv\")\n"
 "              only in A, only in B: each place (up to --top) with its\n"
 "                  path, the common call it comes after, and the calls\n"
 "                  made on one side only, as subtrees (12 lines per side\n"
@@ -108,15 +113,18 @@ const char pf_diff_help[] =
 "            packets: file, seq, stage, id, cpu, proto, saddr, daddr,\n"
 "            sport, dport, ifindex, netns, fate, drop, complete, root,\n"
 "            duration_ns, calls), \"same\" (the exit status's answer),\n"
-"            \"same_tree\", \"same_fate\", \"same_stage\", \"calls\"\n"
+"            \"same_tree\", \"same_returns\", \"same_fate\", \"same_stage\",\n"
+"            \"calls\"\n"
 "            ({\"common\", \"only_a\", \"only_b\", \"places\"}),\n"
 "            \"divergence\" (null if none: {\"common_before\", \"path\",\n"
 "            \"common_siblings_before\", \"after\", \"a\", \"b\"}, a and b\n"
 "            lists of {\"func\", \"calls\", \"duration_ns\"}), \"places\"\n"
 "            (each {\"path\", \"after\", \"a\", \"b\"}, a and b\n"
 "            {\"calls\", \"lines\": [{\"depth\", \"func\", \"duration_ns\"}],\n"
-"            \"more\"}) and \"durations\" (each {\"path\", \"func\",\n"
-"            \"a_ns\", \"b_ns\", \"diff_ns\", \"ratio\"}). A path is the list\n"
+"            \"more\"}), \"durations\" (each {\"path\", \"func\",\n"
+"            \"a_ns\", \"b_ns\", \"diff_ns\", \"ratio\"}) and \"returns\"\n"
+"            ({\"differ\": how many, \"calls\": each {\"path\", \"func\",\n"
+"            \"a\", \"b\"}, the values as strings}). A path is the list\n"
 "            of the calls from the root; duration_ns is null for a call\n"
 "            whose return is missing; ratio is null where A's is 0.\n"
 "            chrome: the two packets as one timeline in the Trace Event\n"
@@ -160,7 +168,8 @@ const char pf_diff_help[] =
 "        has no duration to compare.\n"
 "\n"
 "        Exit status, as diff(1): 0 if the two packets made the same\n"
-"        calls in the same order and nesting and had the same fate (drop\n"
+"        calls in the same order and nesting, with the same return\n"
+"        values where both traces have them, and had the same fate (drop\n"
 "        reason) and stage, 1 if not, 2 for a usage error or trouble\n"
 "        (a FILE that cannot be read, a PACKET not in it, a graph of more\n"
 "        than 500,000 calls).\n";
@@ -189,6 +198,7 @@ static void node_free(struct pf_node *node)
 		node_free(node->children[i]);
 	free(node->children);
 	free(node->func);
+	free(node->ret);
 	free(node);
 }
 
@@ -214,13 +224,16 @@ static struct pf_node *node_copy(const struct pf_node *from, size_t *budget)
 	if (!node)
 		return NULL;
 	node->func = strdup(from->func);
+	/* Arguments are left out: diff does not compare them. */
+	node->ret = from->ret ? strdup(from->ret) : NULL;
 	node->duration_ns = from->duration_ns;
 	node->complete = from->complete;
 	node->has_start = from->has_start;
 	node->start_ns = from->start_ns;
 	if (from->nchildren)
 		node->children = calloc(from->nchildren, sizeof(*node->children));
-	if (!node->func || (from->nchildren && !node->children)) {
+	if (!node->func || (from->ret && !node->ret) ||
+	    (from->nchildren && !node->children)) {
 		node_free(node);
 		errno = ENOMEM;
 		return NULL;
@@ -297,7 +310,7 @@ static bool j_u64(const struct pf_json *o, const char *key, uint64_t max,
 static struct pf_node *j_node(const struct pf_json *v, size_t depth,
 			      size_t *budget, char *err, size_t errlen)
 {
-	const struct pf_json *func, *dur, *kids;
+	const struct pf_json *func, *dur, *kids, *ret;
 	struct pf_node *node;
 	size_t i;
 
@@ -319,6 +332,7 @@ static struct pf_node *j_node(const struct pf_json *v, size_t depth,
 	func = pf_json_get(v, "func");
 	dur = pf_json_get(v, "duration_ns");
 	kids = pf_json_get(v, "children");
+	ret = pf_json_get(v, "ret");
 	if (!func || func->type != PF_J_STR) {
 		snprintf(err, errlen, "a call without \"func\"");
 		return NULL;
@@ -334,8 +348,18 @@ static struct pf_node *j_node(const struct pf_json *v, size_t depth,
 			 func->str);
 		return NULL;
 	}
+	if (ret && ret->type != PF_J_NULL &&
+	    (ret->type != PF_J_STR || !ret->str[0] ||
+	     strlen(ret->str) > PF_FGRAPH_MAX_RET)) {
+		snprintf(err, errlen,
+			 "\"ret\" of %.64s is not a return value as ftrace prints it",
+			 func->str);
+		return NULL;
+	}
 	node = calloc(1, sizeof(*node));
 	if (!node || !(node->func = strdup(func->str)))
+		goto oom;
+	if (ret && ret->type == PF_J_STR && !(node->ret = strdup(ret->str)))
 		goto oom;
 	if (dur && dur->type == PF_J_NUM) {
 		node->complete = true;
@@ -642,6 +666,13 @@ struct dur {
 	uint64_t diff;			/* |B - A| */
 };
 
+/* A call both made whose return values differ. */
+struct retd {
+	const struct pf_node **path;	/* A's, up to its caller */
+	size_t depth;
+	const struct pf_node *a, *b;
+};
+
 struct walk {
 	size_t top;
 	const struct pf_node *path[PF_FGRAPH_MAX_DEPTH + 2];
@@ -653,6 +684,9 @@ struct walk {
 	size_t nkept;
 	struct dur *durs;		/* the @top largest, largest first */
 	size_t ndurs;
+	uint64_t rets;			/* calls whose return values differ */
+	struct retd *retds;		/* the first @top of them */
+	size_t nretds;
 	int err;
 };
 
@@ -770,6 +804,33 @@ static bool passed_down(const struct pf_node *a, const struct pf_node *b,
 	return false;
 }
 
+/*
+ * Both calls have a return value (funcgraph-retval) and they differ (as
+ * printed: both traces come from ftrace's one format): "0x0" in A,
+ * "-22" in B. A call without one on either side is not compared.
+ */
+static void add_ret(struct walk *w, const struct pf_node *a,
+		    const struct pf_node *b)
+{
+	struct retd *r;
+
+	if (!a->ret || !b->ret || !strcmp(a->ret, b->ret))
+		return;
+	w->rets++;
+	if (w->nretds >= w->top)
+		return;
+	r = &w->retds[w->nretds];
+	r->path = path_copy(w, w->depth);
+	if (!r->path) {
+		w->err = -ENOMEM;
+		return;
+	}
+	r->depth = w->depth;
+	r->a = a;
+	r->b = b;
+	w->nretds++;
+}
+
 /* @a and @b: calls both made (same name), w->path up to their caller. */
 static void walk_pair(struct walk *w, const struct pf_node *a,
 		      const struct pf_node *b)
@@ -788,6 +849,7 @@ static void walk_pair(struct walk *w, const struct pf_node *a,
 	}
 	if (a->complete && b->complete && !passed_down(a, b, &o))
 		add_dur(w, a, b);
+	add_ret(w, a, b);
 	w->path[w->depth++] = a;
 	for (k = 0; k < o.n && !w->err;) {
 		if (o.op[k] == OP_BOTH) {
@@ -825,8 +887,11 @@ static void walk_free(struct walk *w)
 		free(w->kept[i].path);
 	for (i = 0; i < w->ndurs; i++)
 		free(w->durs[i].path);
+	for (i = 0; i < w->nretds; i++)
+		free(w->retds[i].path);
 	free(w->kept);
 	free(w->durs);
+	free(w->retds);
 }
 
 /* --- output ------------------------------------------------------------------- */
@@ -1030,6 +1095,24 @@ static void text_out(FILE *out, const struct pf_packet *a,
 	fputc('\n', out);
 	if (w->have_first)
 		text_divergence(out, &w->first);
+	if (w->rets) {
+		fprintf(out, "\nreturn values that differ (A -> B)");
+		if (w->rets > w->nretds)
+			fprintf(out, ": the first %zu of %" PRIu64, w->nretds,
+				w->rets);
+		fputs(":\n", out);
+	}
+	for (i = 0; i < w->nretds; i++) {
+		const struct retd *r = &w->retds[i];
+
+		fprintf(out, "  %s  %s -> %s", r->a->func, r->a->ret,
+			r->b->ret);
+		if (r->depth) {
+			fputs("  in ", out);
+			text_path(out, r->path, r->depth);
+		}
+		fputc('\n', out);
+	}
 	if (w->places) {
 		fprintf(out, "\nonly in A (-), only in B (+)");
 		if (w->places > w->nkept)
@@ -1217,9 +1300,9 @@ static void json_out(FILE *out, const struct pf_packet *a,
 	j_packet(out, a, o->name_a);
 	fputs(",\"b\":", out);
 	j_packet(out, b, o->name_b);
-	fprintf(out, ",\"same\":%s,\"same_tree\":%s,\"same_fate\":%s,"
-		"\"same_stage\":%s", same ? "true" : "false",
-		w->places ? "false" : "true",
+	fprintf(out, ",\"same\":%s,\"same_tree\":%s,\"same_returns\":%s,"
+		"\"same_fate\":%s,\"same_stage\":%s", same ? "true" : "false",
+		w->places ? "false" : "true", w->rets ? "false" : "true",
 		same_fate(a, b) ? "true" : "false",
 		strcmp(a->stage, b->stage) ? "false" : "true");
 	fprintf(out, ",\"calls\":{\"common\":%" PRIu64 ",\"only_a\":%" PRIu64
@@ -1283,7 +1366,22 @@ static void json_out(FILE *out, const struct pf_packet *a,
 			fputs("null", out);
 		fputc('}', out);
 	}
-	fputs("]}\n", out);
+	fprintf(out, "],\"returns\":{\"differ\":%" PRIu64 ",\"calls\":[",
+		w->rets);
+	for (i = 0; i < w->nretds; i++) {
+		const struct retd *r = &w->retds[i];
+
+		fputs(i ? ",{\"path\":" : "{\"path\":", out);
+		j_path(out, r->path, r->depth);
+		fputs(",\"func\":", out);
+		j_string(out, r->a->func);
+		fputs(",\"a\":", out);
+		j_string(out, r->a->ret);
+		fputs(",\"b\":", out);
+		j_string(out, r->b->ret);
+		fputc('}', out);
+	}
+	fputs("]}}\n", out);
 }
 
 /* --- chrome ---------------------------------------------------------------------- */
@@ -1461,7 +1559,8 @@ int pf_diff(FILE *out, const struct pf_packet *a, const struct pf_packet *b,
 	w->top = o->top;
 	w->kept = calloc(o->top + 1, sizeof(*w->kept));
 	w->durs = calloc(o->top + 1, sizeof(*w->durs));
-	if (!w->kept || !w->durs) {
+	w->retds = calloc(o->top + 1, sizeof(*w->retds));
+	if (!w->kept || !w->durs || !w->retds) {
 		walk_free(w);
 		free(w);
 		return -ENOMEM;
@@ -1480,7 +1579,8 @@ int pf_diff(FILE *out, const struct pf_packet *a, const struct pf_packet *b,
 		ret = w->err;
 		goto out;
 	}
-	same = !w->places && same_fate(a, b) && !strcmp(a->stage, b->stage);
+	same = !w->places && !w->rets && same_fate(a, b) &&
+	       !strcmp(a->stage, b->stage);
 	ret = same ? EXIT_SAME : EXIT_DIFFER;
 	if (o->format == PF_DIFF_CHROME) {
 		int err = chrome_out(out, a, b, o);

@@ -88,6 +88,10 @@ struct pf_line {
 	uint64_t lost;
 	bool has_abstime;	/* funcgraph-abstime's SECS.USECS, in ns */
 	uint64_t abstime_ns;
+	const char *args;	/* ENTRY, LEAF: between the parentheses, */
+	size_t args_len;	/* if funcgraph-args printed any (valid) */
+	const char *ret;	/* LEAF, RETURN: funcgraph-retval's value */
+	size_t ret_len;
 };
 
 /* Ids whose pktfilt_free was seen, remembered: later ones are ignored. */
@@ -463,6 +467,91 @@ static inline bool name_ok(const char *s, size_t n)
 	return true;
 }
 
+/*
+ * funcgraph-retval's value in a comment's text @s..@n (without its marks):
+ * " = VALUE" (Linux 6.5-6.12: "func(); /" "* = 0x0 *" "/", "} /" "* func
+ * = -22 *" "/") or "ret=VALUE" after a space or at the start (6.13 on,
+ * after funcgraph-retaddr's "<-caller+0x12/0x40" if set). VALUE: 0x and
+ * hex digits, or a negative decimal (an error code), as print_graph_retval()
+ * prints them; anything else is not taken.
+ */
+static void parse_retval(const char *s, size_t n, struct pf_line *l)
+{
+	const char *v = NULL, *p;
+	size_t i, len;
+
+	while (n && s[0] == ' ') {
+		s++;
+		n--;
+	}
+	while (n && s[n - 1] == ' ')
+		n--;
+	if (n >= 2 && s[0] == '=' && s[1] == ' ') {
+		v = s + 2;
+	} else if (n >= 4 && !memcmp(s, "ret=", 4)) {
+		v = s + 4;
+	} else if ((p = mem_find(s, n, " ret="))) {
+		v = p + 5;
+	} else if ((p = mem_find(s, n, " = "))) {
+		v = p + 3;	/* "} /" "* veth_xmit [veth] = 0x0 *" "/" */
+	}
+	if (!v)
+		return;
+	len = (size_t)(s + n - v);
+	p = memchr(v, ' ', len);
+	if (p)
+		len = (size_t)(p - v);
+	if (len < 2 || len > PF_FGRAPH_MAX_RET)
+		return;
+	if (v[0] == '0' && v[1] == 'x') {
+		if (len == 2)
+			return;
+		for (i = 2; i < len; i++)
+			if (!is_digit(v[i]) && !(v[i] >= 'a' && v[i] <= 'f'))
+				return;
+	} else if (v[0] == '-') {
+		for (i = 1; i < len; i++)
+			if (!is_digit(v[i]))
+				return;
+	} else {
+		return;
+	}
+	l->ret = v;
+	l->ret_len = len;
+}
+
+/*
+ * funcgraph-args' list, between the parentheses of "func(a=1, b=0x2) {":
+ * kept if it is printable ASCII, not longer than PF_FGRAPH_MAX_ARGS, and its
+ * parentheses and brackets balance (a struct passed by value prints as
+ * "(STRUCT)[0x1:0x2]").
+ */
+static void parse_args(const char *s, size_t n, struct pf_line *l)
+{
+	size_t i, paren = 0, bracket = 0;
+
+	if (!n || n > PF_FGRAPH_MAX_ARGS)
+		return;
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch < 0x20 || ch > 0x7e)
+			return;
+		if (ch == '(')
+			paren++;
+		else if (ch == '[')
+			bracket++;
+		else if (ch == ')' && !paren--)
+			return;
+		else if (ch == ']' && !bracket--)
+			return;
+	}
+	if (paren || bracket)
+		return;
+	l->args = s;
+	l->args_len = n;
+}
+
 /* "} [/" "* func[ = 0x0| ret=...] *" "/]" */
 static void parse_return(const char *s, size_t n, struct pf_line *l)
 {
@@ -489,8 +578,10 @@ static void parse_return(const char *s, size_t n, struct pf_line *l)
 		len -= 2;
 	/* The name ends where a return value or address starts. */
 	cut = mem_find(body, len, " ");
-	if (cut)
+	if (cut) {
+		parse_retval(cut, len - (size_t)(cut - body), l);
 		len = (size_t)(cut - body);
+	}
 	if (name_ok(body, len)) {
 		l->name = body;
 		l->name_len = len;
@@ -505,7 +596,8 @@ static void parse_body(const char *s, size_t n, const char *paren,
 		       struct pf_line *l)
 {
 	struct pf_cur c = { s, n, 0 };
-	size_t end;
+	const char *comment = NULL;
+	size_t end, comment_len = 0;
 
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\r'))
 		n--;
@@ -552,7 +644,10 @@ static void parse_body(const char *s, size_t n, const char *paren,
 		return;
 	l->name = s;
 	l->name_len = (size_t)(paren - s);
-	/* A trailing comment: a return value (funcgraph-retval). */
+	/*
+	 * A trailing comment: a return value (funcgraph-retval), a return
+	 * address (funcgraph-retaddr).
+	 */
 	end = n;
 	if (ends_with(s, end, "*/")) {
 		const char *open = NULL, *p;
@@ -563,6 +658,10 @@ static void parse_body(const char *s, size_t n, const char *paren,
 		if (!open)
 			return;
 		end = (size_t)(open - s);
+		if (n - end >= 4) {
+			comment = open + 2;
+			comment_len = n - end - 4;
+		}
 	}
 	while (end && s[end - 1] == ' ')
 		end--;
@@ -577,8 +676,15 @@ static void parse_body(const char *s, size_t n, const char *paren,
 	} else if (s[end - 1] == ';' && s[end - 2] == ')' &&
 		   s + end - 2 >= paren) {
 		l->kind = PF_K_LEAF;
+		end--;
 	}
 	l->whole = l->kind != PF_K_OTHER;
+	if (!l->whole)
+		return;
+	/* s[end - 1] is the closing parenthesis. */
+	parse_args(paren + 1, (size_t)(s + end - 1 - (paren + 1)), l);
+	if (comment && l->kind == PF_K_LEAF)
+		parse_retval(comment, comment_len, l);
 }
 
 /* "CPU:N [LOST M EVENTS]" or "CPU:N [LOST EVENTS]" */
@@ -625,6 +731,10 @@ static void parse_line(const char *s, size_t n, struct pf_line *l)
 	l->lost = 0;
 	l->has_abstime = false;
 	l->abstime_ns = 0;
+	l->args = NULL;
+	l->args_len = 0;
+	l->ret = NULL;
+	l->ret_len = 0;
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\r'))
 		n--;
 	c.n = n;
@@ -729,19 +839,40 @@ static void *pkt_alloc(struct pf_packet *pkt, size_t n)
 	return m;
 }
 
-static struct pf_node *node_new(struct pf_packet *pkt, const char *name,
-				size_t len, size_t depth)
+/* A call of line @l (ENTRY or LEAF): its name and arguments copied. */
+static struct pf_node *node_new(struct pf_packet *pkt, const struct pf_line *l,
+				size_t depth)
 {
-	struct pf_node *node = pkt_alloc(pkt, sizeof(*node) + len + 1);
+	size_t len = l->name_len, alen = l->args ? l->args_len + 1 : 0;
+	struct pf_node *node = pkt_alloc(pkt, sizeof(*node) + len + 1 + alen);
 
 	if (!node)
 		return NULL;
 	memset(node, 0, sizeof(*node));
 	node->func = (char *)(node + 1);
-	memcpy(node->func, name, len);
+	memcpy(node->func, l->name, len);
 	node->func[len] = '\0';
+	if (alen) {
+		node->args = node->func + len + 1;
+		memcpy(node->args, l->args, l->args_len);
+		node->args[l->args_len] = '\0';
+	}
 	node->depth = depth > UINT32_MAX ? UINT32_MAX : (unsigned int)depth;
 	return node;
+}
+
+/* The return value of line @l (LEAF or RETURN), if it has one. */
+static void node_ret(struct pf_packet *pkt, struct pf_node *node,
+		     const struct pf_line *l)
+{
+	if (!l->ret || node->ret)
+		return;
+	/* Out of memory: the value is left out, as the kernel may. */
+	node->ret = pkt_alloc(pkt, l->ret_len + 1);
+	if (!node->ret)
+		return;
+	memcpy(node->ret, l->ret, l->ret_len);
+	node->ret[l->ret_len] = '\0';
 }
 
 static int node_add(struct pf_packet *pkt, struct pf_node *parent,
@@ -1279,6 +1410,7 @@ static void node_close(struct pf_cpu *st, struct pf_node *node,
 {
 	node->complete = true;
 	node->duration_ns = l->duration_ns;
+	node_ret(st->pkt, node, l);
 	if (!node->outside && st->unclosed)
 		st->unclosed--;
 }
@@ -1303,7 +1435,7 @@ static int on_call(struct pf_fgraph *p, struct pf_cpu *st,
 			outside(p, l);
 			return 0;
 		}
-		node = node_new(pkt, l->name, l->name_len, 0);
+		node = node_new(pkt, l, 0);
 		if (!node || stack_push(st, node))
 			return -ENOMEM;
 		node_start(node, l);
@@ -1337,14 +1469,14 @@ static int on_call(struct pf_fgraph *p, struct pf_cpu *st,
 		p->trace->stats.noise++;
 		if (l->kind == PF_K_LEAF)
 			return 0;
-		node = node_new(pkt, l->name, l->name_len, 0);
+		node = node_new(pkt, l, 0);
 		if (!node || stack_push(st, node))
 			return -ENOMEM;
 		node->outside = true;
 		st->detached = node;
 		return 0;
 	}
-	node = node_new(pkt, l->name, l->name_len, rel);
+	node = node_new(pkt, l, rel);
 	if (!node || node_add(pkt, top, node))
 		return -ENOMEM;
 	node_start(node, l);
@@ -1352,6 +1484,7 @@ static int on_call(struct pf_fgraph *p, struct pf_cpu *st,
 	if (l->kind == PF_K_LEAF) {
 		node->complete = true;
 		node->duration_ns = l->duration_ns;
+		node_ret(pkt, node, l);
 		return 0;
 	}
 	if (!node->outside)
@@ -1861,4 +1994,41 @@ void pf_trace_summary(FILE *out, const struct pf_trace *t)
 	if (s->truncated)
 		fprintf(out, "; the last line is cut off");
 	fprintf(out, "\n");
+}
+
+bool pf_args_next(const char *args, size_t *pos, struct pf_arg *a)
+{
+	size_t i = *pos, start, depth = 0, k;
+
+	if (!args || !args[i])
+		return false;
+	start = i;
+	for (; args[i]; i++) {
+		if (args[i] == '(' || args[i] == '[')
+			depth++;
+		else if ((args[i] == ')' || args[i] == ']') && depth)
+			depth--;
+		else if (!depth && args[i] == ',' && args[i + 1] == ' ')
+			break;
+	}
+	*pos = args[i] ? i + 2 : i;
+	a->name = args + start;
+	a->name_len = 0;
+	a->value = args + start;
+	a->value_len = i - start;
+	/* "name=": BTF names a C identifier; else the value alone. */
+	for (k = start; k < i; k++) {
+		char ch = args[k];
+
+		if (ch == '=' && k > start) {
+			a->name_len = k - start;
+			a->value = args + k + 1;
+			a->value_len = i - k - 1;
+			break;
+		}
+		if (!(ch == '_' || (ch >= 'a' && ch <= 'z') ||
+		      (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')))
+			break;
+	}
+	return true;
 }

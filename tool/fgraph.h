@@ -37,6 +37,13 @@
 #define PF_FGRAPH_MAX_DEPTH	512
 /* Lines longer than this are cut there (the kernel's are < 4096). */
 #define PF_FGRAPH_MAX_LINE	(1U << 20)
+/*
+ * funcgraph-args' list, between the parentheses, longer than this is not
+ * kept (the kernel's: at most 6 arguments and "..."); a return value
+ * (funcgraph-retval) longer than this is not one.
+ */
+#define PF_FGRAPH_MAX_ARGS	2048
+#define PF_FGRAPH_MAX_RET	24
 /* CPU numbers at or above this are not believed. */
 #define PF_FGRAPH_MAX_CPU	8192
 /*
@@ -55,6 +62,14 @@ struct pf_node {
 	bool complete;		/* its return (or leaf line) was seen */
 	bool has_start;		/* the trace has funcgraph-abstime: */
 	uint64_t start_ns;	/* its entry's timestamp (us precision) */
+	/*
+	 * funcgraph-args: the arguments as printed between the parentheses,
+	 * "skb=0xffff8881..., len=42", NULL if none were (see pf_args_next()).
+	 * funcgraph-retval: the return value as printed, "0x0" or "-22" (an
+	 * error code, in decimal unless funcgraph-retval-hex), NULL if none.
+	 */
+	char *args;
+	char *ret;
 	/* private to the parser */
 	size_t cap;
 	unsigned int depth;	/* below the packet's root */
@@ -192,5 +207,24 @@ char *pf_incomplete_str(unsigned int incomplete, char *buf, size_t len);
  * events, lines outside graphs or not understood, a truncated last line.
  */
 void pf_trace_summary(FILE *out, const struct pf_trace *trace);
+
+/*
+ * One argument of a pf_node's args: "name=value" as print_function_args()
+ * prints it (a value alone if BTF has no name; "..." past the sixth). The
+ * value as printed: "42", "0xffff8881...", "?0x1" (type unknown),
+ * "(STRUCT)[0x1:0x2]" (a struct by value). Not NUL-terminated.
+ */
+struct pf_arg {
+	const char *name;	/* name_len 0: none */
+	size_t name_len;
+	const char *value;
+	size_t value_len;
+};
+
+/*
+ * The next argument of @args (a pf_node's args, or NULL) from *@pos (0 at
+ * first): true with @a set and *@pos moved on, false after the last.
+ */
+bool pf_args_next(const char *args, size_t *pos, struct pf_arg *a);
 
 #endif /* PKTFILT_FGRAPH_H */

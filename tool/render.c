@@ -301,9 +301,15 @@ void ob_printf(struct pf_obuf *b, const char *fmt, ...)
 /* A JSON string; invalid UTF-8 becomes U+FFFD. */
 void json_str(struct pf_obuf *b, const char *str)
 {
+	json_strn(b, str, strlen(str));
+}
+
+/* The same, of @n bytes at @str. */
+void json_strn(struct pf_obuf *b, const char *str, size_t n)
+{
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), len;
+	size_t len;
 
 	ob_char(b, '"');
 	while (n) {
@@ -358,6 +364,54 @@ void json_str(struct pf_obuf *b, const char *str)
 	ob_char(b, '"');
 }
 
+/*
+ * "args":{"skb":"0xffff...","len":"42"} if the call has arguments
+ * (funcgraph-args), ,"ret":"-22" if it has a return value
+ * (funcgraph-retval): strings as ftrace printed them. An argument without
+ * a name is "argN", N its position from 0; ftrace's "..." is "...".
+ * Each member after a comma if @comma (members came before it); returns
+ * whether there are members now.
+ */
+bool json_call_extras(struct pf_obuf *b, const struct pf_node *node,
+		      bool comma)
+{
+	struct pf_arg a;
+	size_t pos = 0, i = 0;
+	char key[32];
+
+	if (node->args) {
+		if (comma)
+			ob_char(b, ',');
+		ob_lit(b, "\"args\":{");
+		comma = true;
+		while (pf_args_next(node->args, &pos, &a)) {
+			if (i)
+				ob_char(b, ',');
+			if (a.name_len) {
+				json_strn(b, a.name, a.name_len);
+			} else if (a.value_len == 3 &&
+				   !memcmp(a.value, "...", 3)) {
+				ob_lit(b, "\"...\"");
+			} else {
+				snprintf(key, sizeof(key), "arg%zu", i);
+				json_str(b, key);
+			}
+			ob_char(b, ':');
+			json_strn(b, a.value, a.value_len);
+			i++;
+		}
+		ob_char(b, '}');
+	}
+	if (node->ret) {
+		if (comma)
+			ob_char(b, ',');
+		ob_lit(b, "\"ret\":");
+		json_str(b, node->ret);
+		comma = true;
+	}
+	return comma;
+}
+
 static void json_node(struct pf_obuf *b, const struct pf_node *node)
 {
 	size_t i;
@@ -370,6 +424,7 @@ static void json_node(struct pf_obuf *b, const struct pf_node *node)
 	} else {
 		ob_lit(b, ",\"duration_ns\":null");
 	}
+	json_call_extras(b, node, true);
 	ob_lit(b, ",\"children\":[");
 	for (i = 0; i < node->nchildren; i++) {
 		if (i)

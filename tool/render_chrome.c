@@ -264,7 +264,7 @@ static uint64_t chrome_node(struct pf_chrome *c, const struct pf_node *node,
 	ob_u64(b, c->pid, false);
 	ob_lit(b, ",\"tid\":");
 	ob_u64(b, c->pkt->cpu, false);
-	if (root || clipped || !node->complete) {
+	if (root || clipped || !node->complete || node->args || node->ret) {
 		bool comma = false;
 
 		ob_lit(b, ",\"args\":{");
@@ -272,6 +272,7 @@ static uint64_t chrome_node(struct pf_chrome *c, const struct pf_node *node,
 			chrome_packet_args(b, c->pkt);
 			comma = true;
 		}
+		comma = json_call_extras(b, node, comma);
 		if (!node->complete) {
 			if (comma)
 				ob_char(b, ',');

@@ -85,6 +85,14 @@ void ob_printf(struct pf_obuf *b, const char *fmt, ...)
 
 /* A JSON string; invalid UTF-8 becomes U+FFFD. */
 void json_str(struct pf_obuf *b, const char *str);
+void json_strn(struct pf_obuf *b, const char *str, size_t n);
+/*
+ * A call's "args" and "ret" members (those it has), after a comma if
+ * @comma; true if members were written before or now.
+ */
+struct pf_node;
+bool json_call_extras(struct pf_obuf *b, const struct pf_node *node,
+		      bool comma);
 /* A JSON string, or null for NULL. */
 void json_str_or_null(struct pf_obuf *b, const char *str);
 

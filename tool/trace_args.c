@@ -159,6 +159,16 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o)
 			i++;
 			continue;
 		}
+		if (!strcmp(argv[i], "--args")) {
+			o->args = true;
+			i++;
+			continue;
+		}
+		if (!strcmp(argv[i], "--retval")) {
+			o->retval = true;
+			i++;
+			continue;
+		}
 		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
 			o->quiet = true;
 			i++;

@@ -84,6 +84,8 @@ void trace_tfs_config(struct trace_run *r, struct pf_tfs_config *c,
 		c->globs_optional = true;
 	}
 	c->lazy = !r->o.eager && r->version >= 4;
+	c->args = r->o.args;
+	c->retval = r->o.retval;
 }
 
 /*
@@ -160,7 +162,7 @@ int trace_arm(struct trace_run *r)
 	}
 
 	c.buffer_kb = pf_trace_buffer_kb(r->o.filter.count, r->tfs.ncpus,
-					 mem_available_kb());
+					 mem_available_kb(), r->o.args);
 	trace_times_step("tracefs saved");
 	err = pf_tracefs_setup(&r->tfs, &c);
 	if (err) {

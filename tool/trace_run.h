@@ -36,6 +36,8 @@ struct trace_opts {
 	bool eager;			/* --eager: the scope patched in advance */
 	unsigned long hold;		/* --hold, s: a held packet's bound */
 	bool quiet;			/* -q: no ready line */
+	bool args;			/* --args: funcgraph-args */
+	bool retval;			/* --retval: funcgraph-retval */
 	char **globs;
 	size_t nglobs;
 	char **cmd;			/* NULL-terminated, or NULL */

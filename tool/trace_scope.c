@@ -105,16 +105,19 @@ size_t pf_trace_roots(const struct pf_spec *spec, __u32 stages,
 }
 
 unsigned long pf_trace_buffer_kb(__u32 count, unsigned long ncpus,
-				 unsigned long mem_kb)
+				 unsigned long mem_kb, bool args)
 {
-	unsigned long kb;
+	unsigned long kb, per = PF_BUF_KB_PACKET;
 
+	if (args)
+		per += per / 2;
 	if (!count)
-		kb = PF_BUF_KB_UNLIMITED;
-	else if (count >= PF_BUF_KB_MAX / PF_BUF_KB_PACKET)
+		kb = args ? PF_BUF_KB_UNLIMITED + PF_BUF_KB_UNLIMITED / 2 :
+			    PF_BUF_KB_UNLIMITED;
+	else if (count >= PF_BUF_KB_MAX / per)
 		kb = PF_BUF_KB_MAX;
 	else
-		kb = (unsigned long)count * PF_BUF_KB_PACKET;
+		kb = (unsigned long)count * per;
 	if (kb > PF_BUF_KB_MAX)
 		kb = PF_BUF_KB_MAX;
 	if (mem_kb && ncpus && kb > mem_kb / 4 / ncpus)

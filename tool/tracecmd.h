@@ -6,6 +6,7 @@
 #ifndef PKTFILT_TRACECMD_H
 #define PKTFILT_TRACECMD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -45,9 +46,11 @@ size_t pf_trace_roots(const struct pf_spec *spec, __u32 stages,
 
 /*
  * Ring buffer size per CPU, in KiB, for @count packets (0: no limit) on
- * @ncpus CPUs with @mem_kb of memory available (0: unknown).
+ * @ncpus CPUs with @mem_kb of memory available (0: unknown); @args:
+ * funcgraph-args on, each call's entry six words longer (half as much
+ * again per packet).
  */
 unsigned long pf_trace_buffer_kb(__u32 count, unsigned long ncpus,
-				 unsigned long mem_kb);
+				 unsigned long mem_kb, bool args);
 
 #endif /* PKTFILT_TRACECMD_H */

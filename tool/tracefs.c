@@ -44,6 +44,7 @@ static const struct {
 	{ "funcgraph-tail",	"0" },
 	{ "funcgraph-overrun",	"0" },
 	{ "funcgraph-retval",	"0" },
+	{ "funcgraph-retval-hex", "0" },
 	{ "funcgraph-retaddr",	"0" },
 	{ "funcgraph-args",	"0" },
 	{ "context-info",	"1" },
@@ -987,11 +988,20 @@ static int setup(struct pf_tracefs *t, const struct pf_tfs_config *c,
 		if (err)
 			return err;
 	}
+	/*
+	 * The options before the tracer starts: toggling funcgraph-args while
+	 * function_graph runs registers it again.
+	 */
 	for (i = 0; i < ARRAY_SIZE(pf_tfs_options); i++) {
+		const char *name = pf_tfs_options[i].name;
+		const char *want = pf_tfs_options[i].want;
 		char rel[128];
 
-		snprintf(rel, sizeof(rel), "options/%s", pf_tfs_options[i].name);
-		err = set_value(t, rel, pf_tfs_options[i].want, false);
+		if ((c->args && !strcmp(name, "funcgraph-args")) ||
+		    (c->retval && !strcmp(name, "funcgraph-retval")))
+			want = "1";
+		snprintf(rel, sizeof(rel), "options/%s", name);
+		err = set_value(t, rel, want, false);
 		if (err)
 			return err;
 	}
@@ -1035,6 +1045,15 @@ int pf_tracefs_setup(struct pf_tracefs *t, const struct pf_tfs_config *c)
 
 	if (!t->saved)
 		return tfs_fail(t, -EINVAL, "tracefs settings not saved");
+	/* Before anything is written: an option this kernel lacks. */
+	if (c->args && !tfs_get(t, "options/funcgraph-args"))
+		return tfs_fail(t, PF_TFS_ENOARGS,
+				"--args: %s/options has no funcgraph-args: this kernel lacks CONFIG_FUNCTION_TRACE_ARGS (Linux 6.15 on, with CONFIG_DEBUG_INFO_BTF)",
+				t->root);
+	if (c->retval && !tfs_get(t, "options/funcgraph-retval"))
+		return tfs_fail(t, PF_TFS_ENORETVAL,
+				"--retval: %s/options has no funcgraph-retval: this kernel lacks CONFIG_FUNCTION_GRAPH_RETVAL (Linux 6.5 on; not set in Debian's kernels)",
+				t->root);
 	/* available_filter_functions read meanwhile, if not since prefetch. */
 	if (!t->match && c->nglobs) {
 		err = pf_tracefs_prefetch(t, c);

@@ -139,11 +139,16 @@ struct pf_tfs_config {
 	bool globs_optional;	/* a glob nothing matches is left out */
 	unsigned long buffer_kb;	/* at least this per CPU; 0: as is */
 	bool lazy;		/* the tracer nop until pf_tracefs_scope() */
+	bool args;		/* funcgraph-args on (PF_TFS_ENOARGS if none) */
+	bool retval;		/* funcgraph-retval on (PF_TFS_ENORETVAL) */
 };
 
 /* Return values beside 0 and -errno. */
 #define PF_TFS_EGLOB	(-10000)	/* a --functions glob was refused */
 #define PF_TFS_ENOROOT	(-10001)	/* no handler is a traceable function */
+/* c->args, c->retval: this kernel has no such option (t->err says why). */
+#define PF_TFS_ENOARGS	(-10002)
+#define PF_TFS_ENORETVAL	(-10003)
 
 /*
  * Use the tracefs at @root (tests) or find the system's (@root NULL):

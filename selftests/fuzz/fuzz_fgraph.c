@@ -111,6 +111,64 @@ static int on_packet(void *arg, const struct pf_packet *pkt)
 }
 #endif
 
+/* The same calls: names, arguments, return values, nesting. */
+static bool same_calls(const struct pf_node *a, const struct pf_node *b)
+{
+	size_t i;
+
+	if (!a || !b)
+		return a == b;
+	if (strcmp(a->func, b->func) || !a->args != !b->args ||
+	    !a->ret != !b->ret || (a->args && strcmp(a->args, b->args)) ||
+	    (a->ret && strcmp(a->ret, b->ret)) ||
+	    a->nchildren != b->nchildren)
+		return false;
+	for (i = 0; i < a->nchildren; i++)
+		if (!same_calls(a->children[i], b->children[i]))
+			return false;
+	return true;
+}
+
+/*
+ * What fgraph.c keeps: argument lists of printable ASCII, at most
+ * PF_FGRAPH_MAX_ARGS, that pf_args_next() splits into as many items as
+ * it has top-level ", "; return values "0x" + hex or "-" + digits.
+ */
+static bool calls_sane(const struct pf_node *n)
+{
+	struct pf_arg arg;
+	size_t i, pos = 0, items = 0;
+
+	if (!n)
+		return true;
+	if (n->args) {
+		size_t len = strlen(n->args);
+
+		if (!len || len > PF_FGRAPH_MAX_ARGS)
+			return false;
+		for (i = 0; i < len; i++)
+			if (n->args[i] < 0x20 || n->args[i] > 0x7e)
+				return false;
+		while (pf_args_next(n->args, &pos, &arg)) {
+			if (pos > len || arg.value + arg.value_len > n->args + len)
+				return false;
+			if (++items > len)
+				return false;
+		}
+	}
+	if (n->ret) {
+		size_t len = strlen(n->ret);
+
+		if (len < 2 || len > PF_FGRAPH_MAX_RET ||
+		    (n->ret[0] != '-' && strncmp(n->ret, "0x", 2)))
+			return false;
+	}
+	for (i = 0; i < n->nchildren; i++)
+		if (!calls_sane(n->children[i]))
+			return false;
+	return true;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *buf = (const char *)data + 1;
@@ -170,6 +228,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      !strcmp(chunked->packets[i]->stage,
 				      whole->packets[i]->stage),
 			      "chunks change an id or a stage");
+			check(same_calls(chunked->packets[i]->graph,
+					 whole->packets[i]->graph),
+			      "chunks change a call, its arguments or return value");
+			check(calls_sane(whole->packets[i]->graph),
+			      "arguments or a return value not as parsed");
 			check(chunked->packets[i]->fate ==
 			      whole->packets[i]->fate &&
 			      !strcmp(chunked->packets[i]->drop_reason,

@@ -379,6 +379,117 @@ TEST(json_round_trip)
 	}
 }
 
+/*
+ * Return values (trace --retval): the same calls, but f returned -22 in B
+ * where it returned 0 in A. A difference, in text, JSON and the exit
+ * status; read back from report's JSON too. A trace without return values
+ * compares equal to one with.
+ */
+TEST(return_values)
+{
+#define RV_EV(seq) " 0)               |  /* pktfilt_packet: seq=" #seq " cpu=0 proto=udp saddr=10.9.0.1 daddr=10.9.0.2 sport=4000 dport=9000 ifindex=2 netns=1 */\n"
+	static const char trace[] =
+		RV_EV(1)
+		" 0)               |  udp_rcv(skb=0x1) {\n"
+		" 0)   1.000 us    |    f(a=1); /* = 0x0 */\n"
+		" 0)   1.000 us    |    g(); /* = 0xffff888000001000 */\n"
+		" 0)   3.000 us    |  } /* udp_rcv = 0x0 */\n"
+		RV_EV(2)
+		" 0)               |  udp_rcv(skb=0x2) {\n"
+		" 0)   1.000 us    |    f(a=2); /* = -22 */\n"
+		" 0)   1.000 us    |    g(); /* = 0xffff888000001000 */\n"
+		" 0)   3.000 us    |  } /* udp_rcv = 0x0 */\n"
+		RV_EV(3)
+		" 0)               |  udp_rcv() {\n"
+		" 0)   1.000 us    |    f();\n"
+		" 0)   1.000 us    |    g();\n"
+		" 0)   3.000 us    |  }\n";
+	struct pf_trace *t = pf_fgraph_parse_buf(trace, strlen(trace));
+	const struct pf_packet *a, *b, *c;
+	struct pf_packet *back, *copy;
+	const struct pf_json *calls;
+	struct pf_json *j;
+	char *text = NULL, *buf = NULL, err[256];
+	size_t len = 0;
+	FILE *m;
+	int ret;
+
+	ASSERT_NE(NULL, t);
+	a = by_seq(t, 1);
+	b = by_seq(t, 2);
+	c = by_seq(t, 3);
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_NE(NULL, c);
+	j = diff_json(a, b, 10, &ret, NULL);
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(1, ret);
+	EXPECT_FALSE(jtrue(j, "same"));
+	EXPECT_TRUE(jtrue(j, "same_tree"));
+	EXPECT_FALSE(jtrue(j, "same_returns"));
+	EXPECT_EQ(1, jnum(j, "returns.differ"));
+	calls = jget(j, "returns.calls");
+	ASSERT_NE(NULL, calls);
+	ASSERT_EQ(1, calls->n);
+	EXPECT_STREQ("f", jstr(calls->items[0], "func"));
+	EXPECT_STREQ("0x0", jstr(calls->items[0], "a"));
+	EXPECT_STREQ("-22", jstr(calls->items[0], "b"));
+	EXPECT_TRUE(path_has(jget(calls->items[0], "path"), "udp_rcv"));
+	pf_json_free(j);
+	text = diff_text(a, b, &ret);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(1, ret);
+	EXPECT_NE(NULL, strstr(text, "\nreturn values that differ (A -> B):\n  f  0x0 -> -22  in udp_rcv\n"));
+	free(text);
+
+	/* The same packet: the same. Without return values: the same. */
+	EXPECT_EQ(0, diff_quiet(a, a));
+	EXPECT_EQ(0, diff_quiet(a, c));
+	EXPECT_EQ(0, diff_quiet(c, b));
+
+	/* B through report's JSON: "ret" read back, still differs from A. */
+	m = open_memstream(&buf, &len);
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(0, pf_render_json_packet(m, b));
+	fclose(m);
+	EXPECT_NE(NULL, strstr(buf, "\"ret\":\"-22\""));
+	back = pf_diff_packet_json(buf, len, err, sizeof(err));
+	ASSERT_NE(NULL, back);
+	EXPECT_STREQ("-22", back->graph->children[0]->ret);
+	/* Arguments are not read: diff does not compare them. */
+	EXPECT_EQ(NULL, back->graph->args);
+	copy = pf_diff_packet_copy(b);
+	ASSERT_NE(NULL, copy);
+	EXPECT_STREQ("-22", copy->graph->children[0]->ret);
+	EXPECT_EQ(0, diff_quiet(copy, back));
+	EXPECT_EQ(1, diff_quiet(a, back));
+	pf_diff_packet_free(back);
+	pf_diff_packet_free(copy);
+	free(buf);
+
+	/* A "ret" that is no return value is refused. */
+	{
+		static const char *const bad[] = {
+			"{\"seq\":1,\"graph\":{\"func\":\"f\",\"ret\":5}}",
+			"{\"seq\":1,\"graph\":{\"func\":\"f\",\"ret\":\"\"}}",
+			"{\"seq\":1,\"graph\":{\"func\":\"f\",\"ret\":\"0x1234567890123456789012345\"}}",
+		};
+		size_t i;
+
+		for (i = 0; i < 3; i++) {
+			back = pf_diff_packet_json(bad[i], strlen(bad[i]), err,
+						   sizeof(err));
+			EXPECT_EQ(NULL, back);
+			if (!back) {
+				EXPECT_NE(NULL, strstr(err, "\"ret\" of f"));
+			}
+			pf_diff_packet_free(back);
+		}
+	}
+	pf_trace_free(t);
+#undef RV_EV
+}
+
 /* --- hand-made graphs ----------------------------------------------------------- */
 
 /*

@@ -2159,4 +2159,360 @@ TEST(mutations)
 	free(orig);
 }
 
+
+/* --- funcgraph-args and funcgraph-retval (issue 33) ------------------------ */
+
+/* The node of @pkt's graph at path @i, @j (-1: stop there). */
+static const struct pf_node *at(const struct pf_packet *pkt, int i, int j)
+{
+	const struct pf_node *n = pkt->graph;
+
+	if (i >= 0)
+		n = child(n, (size_t)i);
+	if (n && j >= 0)
+		n = child(n, (size_t)j);
+	return n;
+}
+
+/*
+ * Linux 6.15-6.12 print_graph_retval() (6.5-6.12): "f(); / * = 0x0 * /",
+ * "} / * f = -22 * /"; with funcgraph-args, the list in place of "()".
+ */
+TEST(args_and_retval_before_6_13)
+{
+	static const char trace[] =
+		EV(1, 1)
+		" 1)               |  udp_rcv(skb=0xffff888003f1e100) {\n"
+		" 1)               |    __udp4_lib_rcv(skb=0xffff888003f1e100, udptable=0xffffffff83a0c2c0, proto=17) {\n"
+		" 1)   0.380 us    |      udp4_csum_init(skb=0xffff888003f1e100, uh=0xffff888004d2e022, proto=0x11); /* = 0x0 */\n"
+		" 1)   1.100 us    |      __udp4_lib_lookup(net=0xffffffff83c1a0c0, saddr=0x109000a, sport=0xa00f, daddr=0x209000a, dport=0x2823, dif=2, ...); /* = 0xffff888004f5a000 */\n"
+		" 1)   0.200 us    |      sk_filter_trim_cap(sk=0xffff888004f5a000, skb=0xffff888003f1e100, cap=(struct foo)[0x1:0x2]); /* = -1 */\n"
+		" 1)   0.300 us    |      veth_xmit [veth](skb=0x1); /* = 0x0 */\n"
+		" 1)               |      veth_poll [veth](napi=0x1, budget=64) {\n"
+		" 1)   0.300 us    |      } /* veth_poll [veth] = -11 */\n"
+		" 1)   2.335 us    |    } /* __udp4_lib_rcv = -22 */\n"
+		" 1)   3.000 us    |  } /* udp_rcv = 0x0 */\n";
+	struct pf_trace *t = parse_str(trace);
+	const struct pf_packet *pkt;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(1, t->npackets);
+	pkt = t->packets[0];
+	EXPECT_TRUE(pkt->complete);
+	EXPECT_EQ(0, t->stats.garbage);
+	ASSERT_NE(NULL, pkt->graph);
+	EXPECT_STREQ("udp_rcv", pkt->graph->func);
+	EXPECT_STREQ("skb=0xffff888003f1e100", pkt->graph->args);
+	EXPECT_STREQ("0x0", pkt->graph->ret);
+	EXPECT_EQ(3000, pkt->graph->duration_ns);
+	ASSERT_NE(NULL, at(pkt, 0, -1));
+	EXPECT_STREQ("__udp4_lib_rcv", at(pkt, 0, -1)->func);
+	EXPECT_STREQ("skb=0xffff888003f1e100, udptable=0xffffffff83a0c2c0, proto=17",
+		     at(pkt, 0, -1)->args);
+	EXPECT_STREQ("-22", at(pkt, 0, -1)->ret);
+	ASSERT_EQ(5, at(pkt, 0, -1)->nchildren);
+	/* A module's function: its name has a space. */
+	EXPECT_STREQ("veth_xmit [veth]", at(pkt, 0, 3)->func);
+	EXPECT_STREQ("skb=0x1", at(pkt, 0, 3)->args);
+	EXPECT_STREQ("0x0", at(pkt, 0, 3)->ret);
+	EXPECT_STREQ("veth_poll [veth]", at(pkt, 0, 4)->func);
+	EXPECT_STREQ("napi=0x1, budget=64", at(pkt, 0, 4)->args);
+	EXPECT_STREQ("-11", at(pkt, 0, 4)->ret);
+	EXPECT_TRUE(at(pkt, 0, 4)->complete);
+	EXPECT_STREQ("udp4_csum_init", at(pkt, 0, 0)->func);
+	EXPECT_STREQ("0x0", at(pkt, 0, 0)->ret);
+	EXPECT_EQ(380, at(pkt, 0, 0)->duration_ns);
+	EXPECT_STREQ("0xffff888004f5a000", at(pkt, 0, 1)->ret);
+	EXPECT_STREQ("net=0xffffffff83c1a0c0, saddr=0x109000a, sport=0xa00f, daddr=0x209000a, dport=0x2823, dif=2, ...",
+		     at(pkt, 0, 1)->args);
+	EXPECT_STREQ("sk=0xffff888004f5a000, skb=0xffff888003f1e100, cap=(struct foo)[0x1:0x2]",
+		     at(pkt, 0, 2)->args);
+	EXPECT_STREQ("-1", at(pkt, 0, 2)->ret);
+	pf_trace_free(t);
+}
+
+/*
+ * 6.13 on: "f(); / * ret=0x0 * /", "} / * f ret=-22 * /", with
+ * funcgraph-retaddr "/ * <-caller+0x12/0x40 ret=0x1 * /", and
+ * funcgraph-retval-hex: an error in hex.
+ */
+TEST(retval_6_13)
+{
+	static const char trace[] =
+		EV(1, 0)
+		" 0)               |  udp_rcv() {\n"
+		" 0)               |    __udp4_lib_rcv(skb=0xffff888003f1e100) { /* <-udp_rcv+0x1d/0x30 */\n"
+		" 0)   0.380 us    |      udp4_csum_init(); /* ret=0x0 */\n"
+		" 0)   0.410 us    |      udp_lib_checksum_complete(skb=0x1); /* <-__udp4_lib_rcv+0x2b/0x9a0 ret=0x1 */\n"
+		" 0)   0.100 us    |      kfree_skb_reason(); /* ret=0xffffffffffffffea */\n"
+		" 0)               |      veth_poll [veth]() {\n"
+		" 0)   0.300 us    |      } /* veth_poll [veth] ret=-11 */\n"
+		" 0)   0.100 us    |      consume_skb(skb=0x1);\n"
+		" 0)   2.335 us    |    } /* __udp4_lib_rcv ret=-22 */\n"
+		" 0)   3.000 us    |  } /* udp_rcv ret=0x0 */\n";
+	struct pf_trace *t = parse_str(trace);
+	const struct pf_packet *pkt;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(1, t->npackets);
+	pkt = t->packets[0];
+	EXPECT_TRUE(pkt->complete);
+	EXPECT_EQ(0, t->stats.garbage);
+	ASSERT_NE(NULL, pkt->graph);
+	EXPECT_EQ(NULL, pkt->graph->args);
+	EXPECT_STREQ("0x0", pkt->graph->ret);
+	ASSERT_NE(NULL, at(pkt, 0, -1));
+	EXPECT_STREQ("skb=0xffff888003f1e100", at(pkt, 0, -1)->args);
+	EXPECT_STREQ("-22", at(pkt, 0, -1)->ret);
+	ASSERT_EQ(5, at(pkt, 0, -1)->nchildren);
+	EXPECT_STREQ("veth_poll [veth]", at(pkt, 0, 3)->func);
+	EXPECT_STREQ("-11", at(pkt, 0, 3)->ret);
+	EXPECT_EQ(NULL, at(pkt, 0, 0)->args);
+	EXPECT_STREQ("0x0", at(pkt, 0, 0)->ret);
+	EXPECT_STREQ("skb=0x1", at(pkt, 0, 1)->args);
+	EXPECT_STREQ("0x1", at(pkt, 0, 1)->ret);
+	EXPECT_EQ(410, at(pkt, 0, 1)->duration_ns);
+	EXPECT_STREQ("0xffffffffffffffea", at(pkt, 0, 2)->ret);
+	EXPECT_STREQ("skb=0x1", at(pkt, 0, 4)->args);
+	EXPECT_EQ(NULL, at(pkt, 0, 4)->ret);
+	pf_trace_free(t);
+}
+
+/* pf_args_next(): what print_function_args() prints, item by item. */
+TEST(args_split)
+{
+	static const char *const want[][2] = {
+		{ "skb", "0xffff8881" }, { "", "?0x5" },
+		{ "v", "(struct x)[0x1:0x2]" }, { "n", "-3" },
+		{ "a", "b=c" }, { "", "=4" }, { "", "..." },
+	};
+	const char *args = "skb=0xffff8881, ?0x5, v=(struct x)[0x1:0x2], n=-3, a=b=c, =4, ...";
+	struct pf_arg a;
+	size_t pos = 0, i = 0;
+
+	while (pf_args_next(args, &pos, &a)) {
+		ASSERT_LT(i, sizeof(want) / sizeof(want[0]));
+		EXPECT_EQ(strlen(want[i][0]), a.name_len);
+		EXPECT_EQ(0, strncmp(want[i][0], a.name, a.name_len));
+		EXPECT_EQ(strlen(want[i][1]), a.value_len);
+		EXPECT_EQ(0, strncmp(want[i][1], a.value, a.value_len));
+		i++;
+	}
+	EXPECT_EQ(sizeof(want) / sizeof(want[0]), i);
+	pos = 0;
+	EXPECT_FALSE(pf_args_next(NULL, &pos, &a));
+	EXPECT_FALSE(pf_args_next("", &pos, &a));
+	/* A bracket that never closes: the rest is one value. */
+	pos = 0;
+	EXPECT_TRUE(pf_args_next("x=(a, b", &pos, &a));
+	EXPECT_EQ(5, a.value_len);
+	EXPECT_FALSE(pf_args_next("x=(a, b", &pos, &a));
+}
+
+/*
+ * Hostile lines: unbalanced or stray parentheses and brackets, controls,
+ * lists and values too long, return values that are not numbers. The
+ * calls are kept (the tree is right), what is not believed is left out.
+ */
+TEST(args_retval_hostile)
+{
+	static const char *const lines[] = {
+		"f(a=(1) {",		/* unbalanced: no args */
+		"f(a=1)) {",
+		"f(a=]1[) {",
+		"f(a=\x01) {",
+		"f(a=1); /* = zz */",	/* not a number: no ret */
+		"f(a=1); /* = 0x */",
+		"f(a=1); /* ret= */",
+		"f(a=1); /* = 0xABC */",	/* the kernel prints lower case */
+		"f(a=1); /* = 123 */",	/* decimal only when negative */
+		"f(a=1); /* = -12a */",
+		"f(a=1); /* = -123456789012345678901234 */",
+		"f(a=1); /*/",		/* the marks overlap: no comment */
+		"f(a=1); /**/",
+		"f(a=1); /* ret=0x1ret=0x2 */",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		char buf[512];
+		struct pf_trace *t;
+		const struct pf_node *n;
+		bool leaf = strchr(lines[i], ';') != NULL;
+
+		snprintf(buf, sizeof(buf), EV(1, 0) " 0)               |  udp_rcv() {\n"
+			 " 0)   1.000 us    |    %s\n%s"
+			 " 0)   3.000 us    |  }\n", lines[i],
+			 leaf ? "" : " 0)   2.000 us    |    }\n");
+		t = parse_str(buf);
+		ASSERT_NE(NULL, t);
+		ASSERT_EQ(1, t->npackets);
+		TH_LOG("%s", lines[i]);
+		n = at(t->packets[0], 0, -1);
+		ASSERT_NE(NULL, n);
+		EXPECT_STREQ("f", n->func);
+		EXPECT_EQ(NULL, n->ret);
+		if (i < 4) {
+			EXPECT_EQ(NULL, n->args);
+		} else {
+			EXPECT_STREQ("a=1", n->args);
+		}
+		EXPECT_TRUE(t->packets[0]->complete);
+		pf_trace_free(t);
+	}
+}
+
+/*
+ * The longest list kept is PF_FGRAPH_MAX_ARGS bytes; one byte more and
+ * the list is left out, the call kept; a line of 1 MB of arguments too.
+ */
+TEST(args_huge)
+{
+	size_t sizes[] = { PF_FGRAPH_MAX_ARGS, PF_FGRAPH_MAX_ARGS + 1,
+			   PF_FGRAPH_MAX_LINE - 200 };
+	size_t k;
+
+	for (k = 0; k < 3; k++) {
+		size_t n = sizes[k], len = 0, cap = n + 4096;
+		char *buf = malloc(cap), *args = malloc(n + 1);
+		struct pf_trace *t;
+		const struct pf_node *f;
+		size_t i;
+
+		ASSERT_NE(NULL, buf);
+		ASSERT_NE(NULL, args);
+		/* "a=1, a=1, ..." cut at n bytes, ending in a value. */
+		for (i = 0; i < n; i++)
+			args[i] = "a=1, "[i % 5];
+		args[n] = '\0';
+		if (args[n - 1] == ' ' || args[n - 1] == ',')
+			args[n - 1] = '9';
+		if (n > 1 && args[n - 2] == ',')
+			args[n - 2] = '9';
+		len += (size_t)snprintf(buf + len, cap - len, EV(1, 0));
+		len += (size_t)snprintf(buf + len, cap - len,
+			" 0)               |  udp_rcv() {\n"
+			" 0)   1.000 us    |    f(%s); /* ret=-5 */\n"
+			" 0)   3.000 us    |  }\n", args);
+		t = pf_fgraph_parse_buf(buf, len);
+		ASSERT_NE(NULL, t);
+		ASSERT_EQ(1, t->npackets);
+		f = at(t->packets[0], 0, -1);
+		ASSERT_NE(NULL, f);
+		if (k == 0) {
+			EXPECT_STREQ(args, f->args);
+		} else {
+			EXPECT_EQ(NULL, f->args);
+		}
+		EXPECT_STREQ("-5", f->ret);
+		EXPECT_TRUE(t->packets[0]->complete);
+		pf_trace_free(t);
+		free(buf);
+		free(args);
+	}
+}
+
+static int count_packet(void *arg, const struct pf_packet *pkt)
+{
+	size_t *n = arg;
+
+	if (pkt->complete && pkt->graph && pkt->graph->args &&
+	    pkt->graph->nchildren == 64 && pkt->graph->children[63]->ret)
+		++*n;
+	return 0;
+}
+
+/*
+ * AddressSanitizer keeps freed memory in quarantine, 256 MB by default:
+ * args_stream_bounded would measure that. A smaller one for this binary
+ * (an ASAN_OPTIONS in the environment still wins).
+ */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "quarantine_size_mb=32";
+}
+
+/*
+ * Streaming 4000 packets of 64 calls with 2 KB argument lists each (500
+ * MB of trace): memory holds one packet at a time (~300 KB), not the
+ * trace; the bound leaves room for ASan's quarantine.
+ */
+TEST(args_stream_bounded)
+{
+	const size_t npkt = 4000, ncalls = 64;
+	char *args = malloc(PF_FGRAPH_MAX_ARGS + 1), *line;
+	struct pf_fgraph *p;
+	struct pf_trace *t;
+	size_t i, k, got = 0, cap = PF_FGRAPH_MAX_ARGS + 256;
+	long before;
+
+	ASSERT_NE(NULL, args);
+	line = malloc(cap);
+	ASSERT_NE(NULL, line);
+	for (i = 0; i < PF_FGRAPH_MAX_ARGS; i++)
+		args[i] = "x=0x1, "[i % 7];
+	args[PF_FGRAPH_MAX_ARGS - 1] = '2';
+	args[PF_FGRAPH_MAX_ARGS] = '\0';
+	p = pf_fgraph_new_stream(count_packet, &got);
+	ASSERT_NE(NULL, p);
+	before = peak_rss_kb();
+	for (k = 0; k < npkt; k++) {
+		int n = snprintf(line, cap, EV(1, 0));
+
+		ASSERT_EQ(0, pf_fgraph_feed(p, line, (size_t)n));
+		n = snprintf(line, cap, " 0)               |  udp_rcv(%s) {\n", args);
+		ASSERT_EQ(0, pf_fgraph_feed(p, line, (size_t)n));
+		for (i = 0; i < ncalls; i++) {
+			n = snprintf(line, cap,
+				     " 0)   1.000 us    |    f%zu(%s); /* ret=-%zu */\n",
+				     i, args, i + 1);
+			ASSERT_EQ(0, pf_fgraph_feed(p, line, (size_t)n));
+		}
+		n = snprintf(line, cap, " 0)   3.000 us    |  } /* udp_rcv ret=0x0 */\n");
+		ASSERT_EQ(0, pf_fgraph_feed(p, line, (size_t)n));
+	}
+	t = pf_fgraph_finish(p);
+	ASSERT_NE(NULL, t);
+	EXPECT_EQ(npkt, t->stats.streamed);
+	EXPECT_EQ(npkt, got);
+	/* One packet's text and nodes: ~300 KB; the trace is 500 MB. */
+	EXPECT_LT(peak_rss_kb() - before, 64 * 1024);
+	TH_LOG("streamed: peak RSS grew by %ld KiB", peak_rss_kb() - before);
+	pf_trace_free(t);
+	free(line);
+	free(args);
+}
+
+/* json and chrome: "args" and "ret" as printed; none where none. */
+TEST(args_retval_json_chrome)
+{
+	static const char trace[] =
+		EV(1, 0)
+		" 0)               |  udp_rcv(skb=0xffff8881, ?0x5, ...) {\n"
+		" 0)   0.380 us    |    udp4_csum_init(uh=\"q\\\\); /* ret=-22 */\n"
+		" 0)   0.100 us    |    consume_skb();\n"
+		" 0)   3.000 us    |  } /* udp_rcv ret=0x0 */\n";
+	struct pf_trace *t = parse_str(trace);
+	char *s;
+
+	ASSERT_NE(NULL, t);
+	s = render_str(pf_render_json, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_NE(NULL, strstr(s, "\"graph\":{\"func\":\"udp_rcv\",\"duration_ns\":3000,"
+			       "\"args\":{\"skb\":\"0xffff8881\",\"arg1\":\"?0x5\",\"...\":\"...\"},\"ret\":\"0x0\","
+			       "\"children\":[{\"func\":\"udp4_csum_init\",\"duration_ns\":380,"
+			       "\"args\":{\"uh\":\"\\\"q\\\\\\\\\"},\"ret\":\"-22\",\"children\":[]},"
+			       "{\"func\":\"consume_skb\",\"duration_ns\":100,\"children\":[]}]}"));
+	EXPECT_EQ(1, json_lines_ok(s));
+	free(s);
+	s = render_str(pf_render_chrome, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_NE(NULL, strstr(s, "\"name\":\"udp4_csum_init\",\"cat\":\"call\""));
+	EXPECT_NE(NULL, strstr(s, "\"args\":{\"args\":{\"uh\":\"\\\"q\\\\\\\\\"},\"ret\":\"-22\"}}"));
+	EXPECT_NE(NULL, strstr(s, "\"args\":{\"skb\":\"0xffff8881\",\"arg1\":\"?0x5\",\"...\":\"...\"},\"ret\":\"0x0\"}}"));
+	free(s);
+	pf_trace_free(t);
+}
+
 TEST_HARNESS_MAIN

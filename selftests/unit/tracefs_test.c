@@ -1216,6 +1216,73 @@ TEST_F(tfs, failure_midway)
 	expect_user_state(_metadata, &self->f);
 }
 
+/*
+ * --args, --retval on a kernel without the option (Debian's 6.12 has no
+ * funcgraph-args, its 7.2 no funcgraph-retval): refused before anything
+ * is written, the config option named.
+ */
+TEST_F(tfs, args_retval_absent)
+{
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	self->c.args = true;
+	EXPECT_EQ(PF_TFS_ENOARGS, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_NE(NULL, strstr(self->t.err, "--args: "));
+	EXPECT_NE(NULL, strstr(self->t.err, "this kernel lacks CONFIG_FUNCTION_TRACE_ARGS"));
+	EXPECT_EQ(0, self->f.writes);
+	self->c.args = false;
+	self->c.retval = true;
+	EXPECT_EQ(PF_TFS_ENORETVAL, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_NE(NULL, strstr(self->t.err, "--retval: "));
+	EXPECT_NE(NULL, strstr(self->t.err, "this kernel lacks CONFIG_FUNCTION_GRAPH_RETVAL"));
+	EXPECT_EQ(0, self->f.writes);
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	expect_user_state(_metadata, &self->f);
+}
+
+/*
+ * With the options: on at setup, while the tracer is nop (turning
+ * funcgraph-args on under function_graph registers it again),
+ * funcgraph-retval-hex off (errors in decimal); all back afterwards.
+ */
+TEST_F(tfs, args_retval_set)
+{
+	const char *tracer;
+
+	put(&self->f, "options/funcgraph-args", "0\n");
+	put(&self->f, "options/funcgraph-retval", "0\n");
+	put(&self->f, "options/funcgraph-retval-hex", "1\n");
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	self->c.args = true;
+	self->c.retval = true;
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_STREQ("1\n", get(&self->f, "options/funcgraph-args"));
+	EXPECT_STREQ("1\n", get(&self->f, "options/funcgraph-retval"));
+	EXPECT_STREQ("0\n", get(&self->f, "options/funcgraph-retval-hex"));
+	ASSERT_EQ(0, pf_tracefs_start(&self->t));
+	tracer = strstr(self->f.log, "current_tracer=function_graph");
+	ASSERT_NE(NULL, tracer);
+	ASSERT_NE(NULL, strstr(self->f.log, "options/funcgraph-args=1"));
+	EXPECT_LT(strstr(self->f.log, "options/funcgraph-args=1"), tracer);
+	EXPECT_LT(strstr(self->f.log, "options/funcgraph-retval=1"), tracer);
+	ASSERT_EQ(0, pf_tracefs_stop(&self->t));
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	EXPECT_STREQ("0\n", get(&self->f, "options/funcgraph-args"));
+	EXPECT_STREQ("0\n", get(&self->f, "options/funcgraph-retval"));
+	EXPECT_STREQ("1\n", get(&self->f, "options/funcgraph-retval-hex"));
+	expect_user_state(_metadata, &self->f);
+}
+
+/* Without --args, an option left on by the user is turned off. */
+TEST_F(tfs, args_off_by_default)
+{
+	put(&self->f, "options/funcgraph-args", "1\n");
+	ASSERT_EQ(0, pf_tracefs_save(&self->t));
+	ASSERT_EQ(0, pf_tracefs_setup(&self->t, &self->c));
+	EXPECT_STREQ("0\n", get(&self->f, "options/funcgraph-args"));
+	EXPECT_EQ(0, pf_tracefs_restore(&self->t, stderr));
+	EXPECT_STREQ("1\n", get(&self->f, "options/funcgraph-args"));
+}
+
 /* Someone changes a setting meanwhile: the check says so. */
 TEST_F(tfs, verify_detects_change)
 {
@@ -1734,15 +1801,21 @@ TEST(default_scope)
 
 TEST(buffer_size)
 {
-	EXPECT_EQ(1024, pf_trace_buffer_kb(1, 2, 0));
-	EXPECT_EQ(3072, pf_trace_buffer_kb(3, 2, 1000000));
-	EXPECT_EQ(16384, pf_trace_buffer_kb(0, 2, 0));
-	EXPECT_EQ(65536, pf_trace_buffer_kb(1000, 2, 0));
-	EXPECT_EQ(65536, pf_trace_buffer_kb(4000000000U, 2, 0));
+	EXPECT_EQ(1024, pf_trace_buffer_kb(1, 2, 0, false));
+	EXPECT_EQ(3072, pf_trace_buffer_kb(3, 2, 1000000, false));
+	EXPECT_EQ(16384, pf_trace_buffer_kb(0, 2, 0, false));
+	EXPECT_EQ(65536, pf_trace_buffer_kb(1000, 2, 0, false));
+	EXPECT_EQ(65536, pf_trace_buffer_kb(4000000000U, 2, 0, false));
 	/* A quarter of 800 MB over 2 CPUs: 100 MB each, so 64 MB. */
-	EXPECT_EQ(65536, pf_trace_buffer_kb(100, 2, 800 * 1024));
+	EXPECT_EQ(65536, pf_trace_buffer_kb(100, 2, 800 * 1024, false));
 	/* A quarter of 256 MB over 8 CPUs: 8 MB each. */
-	EXPECT_EQ(8192, pf_trace_buffer_kb(100, 8, 256 * 1024));
+	EXPECT_EQ(8192, pf_trace_buffer_kb(100, 8, 256 * 1024, false));
+	/* funcgraph-args: half as much again, within the same bounds. */
+	EXPECT_EQ(1536, pf_trace_buffer_kb(1, 2, 0, true));
+	EXPECT_EQ(24576, pf_trace_buffer_kb(0, 2, 0, true));
+	EXPECT_EQ(65536, pf_trace_buffer_kb(42, 2, 0, true));
+	EXPECT_EQ(62976, pf_trace_buffer_kb(41, 2, 0, true));
+	EXPECT_EQ(8192, pf_trace_buffer_kb(100, 8, 256 * 1024, true));
 }
 
 TEST_HARNESS_MAIN

@@ -903,6 +903,7 @@ trace_cases() {
 	timed tr_lazy_case
 	timed tr_lazy_tcp_case
 	timed tr_hold_case
+	timed tr_args_case
 	# The tool's own behaviour, the same on every kernel (TRACE_CLI=0:
 	# left out, and tr_index_case's kept-list variants and two rounds of
 	# tr_ready_case; make check runs them on one kernel, make soak on all).
@@ -920,4 +921,54 @@ trace_cases() {
 	timed tr_mount_case
 	tr_user_unset
 	rmmod pktfilt
+}
+
+# --args and --retval (issue 33): on a kernel with the option, the graph
+# shows udp_rcv's argument list (text and json); without it, trace fails
+# before arming and names the kernel's config option.
+tr_args_case() {
+	send='ip netns exec a pfsend udp --dst 10.9.0.2 --dport 9000 -q'
+	name="trace --args"
+	if [ -e $T/options/funcgraph-args ]; then
+		tr_run "$name" 0 --proto udp --daddr 10.9.0.2 --dport 9000 \
+			--functions 'ip_*,__udp4_lib_*' --args --raw $TR/args.raw \
+			--timeout 60 -- $send
+		tr_expect "$name: udp_rcv's argument in the graph" $TR/out \
+			'^ *[0-9]+\) .*\| +udp_rcv\(skb=0x[0-9a-f]+\) \{$'
+		pktfilt report --format json $TR/args.raw > $TR/args.json 2> $TR/err
+		tr_expect "$name: json has it" $TR/args.json \
+			'"graph":\{"func":"udp_rcv","duration_ns":[0-9]+,"args":\{"skb":"0x[0-9a-f]+"\}'
+		# __udp4_lib_rcv is inlined into udp_rcv in 7.2: any callee.
+		tr_expect "$name: json has a callee's arguments" $TR/args.json \
+			'"children":\[\{"func":"[^"]+","duration_ns":[0-9]+,"args":\{"[a-z_]+":"'
+		echo "# $name: $(grep -c -E '\| +[a-z_0-9.]+\([a-z_]+=' $TR/args.raw) lines with arguments, e.g.:"
+		grep -m 4 -E '\| +[a-z_0-9.]+\([a-z_]+=' $TR/args.raw | sed 's/^/#   /'
+		pktfilt report --format chrome $TR/args.raw > $TR/args.chrome 2> $TR/err
+		tr_expect "$name: chrome has them" $TR/args.chrome \
+			'"cat":"call",.*"args":\{"args":\{"[a-z_]+":"'
+		pktfilt diff $TR/args.raw 1 $TR/args.raw 1 > $TR/args.diff 2> $TR/err
+		expect_eq "$name: diff of the packet with itself: the same" "$?" 0
+		expect_eq "$name: funcgraph-args off again" "$(cat $T/options/funcgraph-args)" 0
+	else
+		tr_run "$name" 1 --proto udp --functions $TR_FEW --args --timeout 5
+		tr_expect "$name: names the config option" $TR/err \
+			'--args: .*has no funcgraph-args: this kernel lacks CONFIG_FUNCTION_TRACE_ARGS'
+		sed 's/^/# /' $TR/err
+	fi
+	tr_module_idle "$name"
+
+	name="trace --retval"
+	if [ -e $T/options/funcgraph-retval ]; then
+		tr_run "$name" 0 --proto udp --daddr 10.9.0.2 --dport 9000 \
+			--functions 'ip_*,__udp4_lib_*' --retval --format json \
+			--timeout 60 -- $send
+		tr_expect "$name: udp_rcv's return value in json" $TR/out \
+			'"graph":\{"func":"udp_rcv","duration_ns":[0-9]+,"ret":"(0x[0-9a-f]+|-[0-9]+)"'
+	else
+		tr_run "$name" 1 --proto udp --functions $TR_FEW --retval --timeout 5
+		tr_expect "$name: names the config option" $TR/err \
+			'--retval: .*has no funcgraph-retval: this kernel lacks CONFIG_FUNCTION_GRAPH_RETVAL'
+		sed 's/^/# /' $TR/err
+	fi
+	tr_module_idle "$name"
 }

@@ -1075,6 +1075,46 @@ txonce_case() {
 	ip netns exec a nft delete table inet pf_txonce
 }
 
+# srv6_case: SRv6 runs LOCAL_OUT on the forward path (seg6_input_core(),
+# with net.netfilter.nf_hooks_lwtunnel=1: 5.15 on), with dst_input() to go
+# on with. r encapsulates what a sends to fd10:9::/64 towards b
+# (fd10:2::2); traced at tx in r, the packet must go on to ip6_forward()
+# (the module that sent it again from ip6_local_out() skipped it: no hop
+# limit, no FORWARD chain, and the packet labelled as r's own output).
+srv6_case() {
+	name="tx srv6 encapsulation in r"
+	case $(uname -r) in
+	5.1[0-4].*|5.[0-9].*)
+		echo "# $name: no LOCAL_OUT hooks on SRv6's path before 5.15: skipped"
+		return ;;
+	esac
+	modprobe nf_conntrack 2>/dev/null
+	if ! ip netns exec r sysctl -qw net.netfilter.nf_hooks_lwtunnel=1 2>/dev/null &&
+	   ! sysctl -qw net.netfilter.nf_hooks_lwtunnel=1; then
+		fail "$name: net.netfilter.nf_hooks_lwtunnel=1"
+		return
+	fi
+	ip -n r -6 route add fd10:9::/64 encap seg6 mode encap segs fd10:2::2 dev veth-rb ||
+		{ fail "$name: seg6 route in r"; return; }
+	jtrace_start
+	if jset "$name" --at tx --netns /run/netns/r --daddr fd10:2::2 --count 1; then
+		jsend a udp 6 fd10:1::1 fd10:9::1 9000 1
+		sleep 0.5
+	fi
+	jtrace_stop
+	g_expect_n "$name: one graph rooted at nf_hook_slow in r" \
+		" stage=tx eroot=nf_hook_slow netns=$(netns_inode r) .* root=nf_hook_slow " 1
+	line=$(grep '^G ' $J/graphs | head -1)
+	if g_has_func "$line" ip6_forward; then
+		ok "$name: the packet goes on to ip6_forward() (dst_input)"
+	else
+		fail "$name: the packet goes on to ip6_forward() (dst_input)" "$(echo "$line" | cut -c1-300)"
+	fi
+	ip -n r -6 route del fd10:9::/64
+	ip netns exec r sysctl -qw net.netfilter.nf_hooks_lwtunnel=0 2>/dev/null ||
+		sysctl -qw net.netfilter.nf_hooks_lwtunnel=0
+}
+
 # virtio-net: three of the six unless JOURNEY_FULL=1 (make soak).
 tx_cases() {
 	for path in direct virtio; do
@@ -1089,6 +1129,7 @@ tx_cases() {
 	done
 	txonce_case 4
 	txonce_case 6
+	srv6_case
 }
 
 # --- tx,rx: one packet, one id -------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
 #include <linux/uaccess.h>
+#include <asm/insn.h>
 
 /*
  * Were interrupts enabled where the kprobe hit (the BRK exception's saved
@@ -57,6 +58,14 @@ static inline unsigned long pf_arch_ftrace_site(const struct kprobe *kp)
 {
 	return (unsigned long)kp->addr;
 }
+
+/*
+ * Is @ip, the callback's, the ftrace site of the function starting at
+ * @site? ftrace's site is its BL, after MOV X9, LR (and BTI C on BTI
+ * kernels): one or two instructions in.
+ */
+#define pf_arch_at_ftrace_site(ip, site) \
+	((ip) - (site) <= 2 * AARCH64_INSN_SIZE)
 
 /*
  * The rx device hook's ftrace callback: its first argument, and the address

@@ -49,6 +49,9 @@ static inline unsigned long pf_arch_ftrace_site(const struct kprobe *kp)
 	return kp->flags & KPROBE_FLAG_FTRACE ? (unsigned long)kp->addr : 0;
 }
 
+/* Is @ip, the callback's, the site pf_arch_ftrace_site() gave? */
+#define pf_arch_at_ftrace_site(ip, site) ((ip) == (site))
+
 /*
  * The rx device hook's ftrace callback: its first argument, and the address
  * it sends the call on to. From 5.11 a callback gets a struct ftrace_regs

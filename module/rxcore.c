@@ -387,12 +387,12 @@ static void notrace pf_core_entry(unsigned long ip, unsigned long parent_ip,
 	struct pf_filter *f;
 
 	preempt_disable_notrace();
-	if (ip == pf_core_one_ip)
+	if (pf_arch_at_ftrace_site(ip, pf_core_one_ip))
 		hand = pf_core_hand_take_for((struct sk_buff *)pf_arg0(fregs));
 	f = pf_core_filter();
 	if (!f)
 		goto out;
-	if (ip == pf_core_one_ip) {
+	if (pf_arch_at_ftrace_site(ip, pf_core_one_ip)) {
 		skb = (struct sk_buff *)pf_arg0(fregs);
 		/* From pf_core_one(): decided on already, in its batch. */
 		if (hand.first == skb && hand.f == f)

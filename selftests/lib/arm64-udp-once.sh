@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0
 # Guest script for arm64-vm: core.sh's UDP/IPv4 case on lo, reduced. Near
 # misses, then one matching packet: exactly one udp_rcv graph, the event's

@@ -446,6 +446,15 @@ int pf_gate_arm(struct netlink_ext_ack *extack)
 {
 	int ret;
 
+	/*
+	 * sprint_symbol() names a data symbol (global_trace) only with
+	 * KALLSYMS_ALL: without it no probe is ever found (Debian's arm64 6.1).
+	 */
+	if (!IS_ENABLED(CONFIG_KALLSYMS_ALL)) {
+		NL_SET_ERR_MSG(extack,
+			       "this kernel has no CONFIG_KALLSYMS_ALL: the gate cannot tell ftrace's top-level trace array (global_trace), and pktfilt cannot arm");
+		return -EOPNOTSUPP;
+	}
 	if (!pf_probe_lookup()) {
 		NL_SET_ERR_MSG(extack,
 #ifndef PF_PID_LIST_BITMAP

@@ -24,14 +24,16 @@
  * switch, while armed, the scheduler's own call of trace_ignore_this_task()
  * passes a jump and a quick "not ours" instead of two int3 traps (the cost
  * BENCHMARKS.md measured, about 700 instructions per switch, with the
- * kretprobe and int3 kprobe this gate used before).
+ * kretprobe and int3 kprobe this gate used before). arm64 has no
+ * optprobes: there each of those calls takes one BRK trap.
  *
  * No private structure is read or written, and nothing is looked up with
  * kallsyms_lookup_name(). The probe and its trace_array are taken from the
  * sched_switch tracepoint's own table of registered probes, so:
  *  - the function pointer we call is the very pointer the scheduler calls
  *    through __traceiter_sched_switch: an address-taken function start,
- *    which keeps its ENDBR on IBT kernels (checked anyway below);
+ *    which keeps its landing pad on IBT or BTI kernels (checked anyway
+ *    below);
  *  - its presence in the table proves that set_ftrace_pid (or
  *    set_ftrace_notrace_pid) is non-empty. When it is empty the probe is not
  *    registered, the per-CPU value is FTRACE_PID_TRACE, and calling the probe
@@ -47,14 +49,16 @@
  * The task cannot move meanwhile: softirq processing on RT is migration
  * disabled, and serialized per CPU, so no other hook call can interleave.
  *
- * Indirect calls (IBT: each target must start with ENDBR64; QEMU does not
- * enforce it, harden.sh's ibt case reads the bytes on the IBT kernels):
+ * Indirect calls (IBT: each target must start with ENDBR64, arm64 BTI: with
+ * a landing pad, arch.h; QEMU does not enforce IBT, harden.sh's ibt case
+ * reads the bytes on the IBT kernels):
  *  - pf_probe(): ftrace_filter_pid_sched_switch_probe(), the very pointer
  *    the scheduler calls through the sched_switch tracepoint, so an
- *    address-taken function start; pf_probe_lookup() also checks ENDBR64.
+ *    address-taken function start; pf_probe_lookup() also checks its
+ *    landing pad.
  * The kprobe and RT sched_switch handlers are called by the kernel through
  * pointers; their addresses are taken here, so the compiler gives them
- * ENDBR64.
+ * ENDBR64 (BTI C).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -65,14 +69,10 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
-#include <linux/uaccess.h>
 #include <trace/events/sched.h>
 
+#include "arch.h"
 #include "internal.h"
-
-#ifndef CONFIG_X86_64
-#error "the gate's kprobe changes x86-64 argument registers: x86-64 only"
-#endif
 
 #define PF_PROBE_NAME	"ftrace_filter_pid_sched_switch_probe"
 #define PF_TRACE_NAME	"global_trace"
@@ -130,24 +130,6 @@ static bool pf_is_symbol_start(const void *addr, const char *name)
 }
 
 /*
- * An indirect call on an IBT kernel must land on ENDBR64. The pointer comes
- * from the tracepoint table so this always holds; check it rather than trust
- * it, since QEMU does not enforce IBT.
- */
-static bool pf_has_endbr(const void *addr)
-{
-#ifdef CONFIG_X86_KERNEL_IBT
-	u32 insn;
-
-	if (copy_from_kernel_nofault(&insn, addr, sizeof(insn)))
-		return false;
-	return insn == 0xfa1e0ff3;	/* f3 0f 1e fa: endbr64 */
-#else
-	return true;
-#endif
-}
-
-/*
  * Finds ftrace's PID probe for global_trace among the registered sched_switch
  * probes. Process context, under pf_lock.
  */
@@ -167,7 +149,7 @@ static bool pf_probe_lookup(void)
 			continue;
 		if (pf_is_symbol_start(it->func, PF_PROBE_NAME) &&
 		    pf_is_symbol_start(it->data, PF_TRACE_NAME) &&
-		    pf_has_endbr(it->func)) {
+		    pf_arch_call_landing(it->func)) {
 			pf_probe = it->func;
 			WRITE_ONCE(pf_trace, it->data);
 			found = true;
@@ -209,28 +191,28 @@ bool notrace pf_gate_is_trace_array(const void *tr)
  * set around the gate's calls, which run in softirq context with interrupts
  * enabled. A hardirq that interrupts them (set_event_pid's wakeup probe
  * calls trace_ignore_this_task() too) runs with interrupts disabled: the
- * interrupted flags in the int3 frame tell the two apart. Interrupts stay
+ * interrupted context's flags in the trap frame (int3, BRK) tell the two
+ * apart. Interrupts stay
  * enabled on purpose: one held back while the gate opens would be delivered,
  * and traced, before the handler's graph starts.
  */
 static bool notrace pf_is_gate_call(struct pt_regs *regs, int mode)
 {
-	return this_cpu_read(pf_mode) == mode &&
-	       (regs->flags & X86_EFLAGS_IF);
+	return this_cpu_read(pf_mode) == mode && pf_arch_irqs_were_on(regs);
 }
 
 /* Settling and the RT re-open: interrupts off. */
 static bool notrace pf_is_reopen_call(struct pt_regs *regs)
 {
 	return this_cpu_read(pf_mode) == PF_MODE_REOPEN &&
-	       !(regs->flags & X86_EFLAGS_IF);
+	       !pf_arch_irqs_were_on(regs);
 }
 
 /*
  * At the entry of trace_ignore_this_task(filtered_pids, filtered_no_pids,
  * task): for the gate's own calls, no lists, so the answer is false. The
- * arguments are still in their registers (x86-64: rdi, rsi), and an
- * optimized probe restores the registers it saved, changes included.
+ * arguments are still in their registers (arch.h), and an optimized probe
+ * (x86-64) restores the registers it saved, changes included.
  */
 static int notrace pf_tit_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -245,8 +227,7 @@ static int notrace pf_tit_pre(struct kprobe *p, struct pt_regs *regs)
 	}
 	if (!pf_is_gate_call(regs, PF_MODE_OPEN) && !pf_is_reopen_call(regs))
 		return 0;
-	regs->di = 0;
-	regs->si = 0;
+	pf_arch_null_args01(regs);
 	this_cpu_write(pf_done, 1);
 	return 0;
 }
@@ -465,6 +446,15 @@ int pf_gate_arm(struct netlink_ext_ack *extack)
 {
 	int ret;
 
+	/*
+	 * sprint_symbol() names a data symbol (global_trace) only with
+	 * KALLSYMS_ALL: without it no probe is ever found (Debian's arm64 6.1).
+	 */
+	if (!IS_ENABLED(CONFIG_KALLSYMS_ALL)) {
+		NL_SET_ERR_MSG(extack,
+			       "this kernel has no CONFIG_KALLSYMS_ALL: the gate cannot tell ftrace's top-level trace array (global_trace), and pktfilt cannot arm");
+		return -EOPNOTSUPP;
+	}
 	if (!pf_probe_lookup()) {
 		NL_SET_ERR_MSG(extack,
 #ifndef PF_PID_LIST_BITMAP

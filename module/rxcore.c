@@ -66,10 +66,12 @@
  * Indirect calls (IBT): none made here; netif_receive_skb_core(),
  * netif_receive_skb() and netif_receive_skb_list() are direct calls.
  * ftrace calls our callback through the ops; its address is taken here,
- * so it has ENDBR64.
+ * so it has ENDBR64 (arm64: BTI C).
  * Our functions are entered by the return of ftrace's trampoline (a RET,
- * which IBT does not check; livepatch relies on the same), and have
+ * which neither IBT nor BTI checks; livepatch relies on the same), and have
  * ENDBR64 anyway (their addresses are taken).
+ * The per-architecture part (the callback's argument, the instruction
+ * pointer it sets, how a function's ftrace site is found) is arch.h's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -79,33 +81,8 @@
 #include <linux/netdevice.h>
 #include <linux/ptrace.h>
 
+#include "arch.h"
 #include "internal.h"
-
-/*
- * The callback's first argument, and the address it sends the call on to.
- * From 5.11 a callback gets a struct ftrace_regs with the argument
- * registers only (cheaper to save than a pt_regs; livepatch changes the
- * instruction pointer in it the same way), with accessors renamed in 6.x;
- * 5.10 gives the pt_regs that FTRACE_OPS_FL_SAVE_REGS asks for. Our
- * callback needs no recursion guard of ftrace's (it calls nothing it
- * hooks): from 5.11 that is the default, 5.10 wants RECURSION_SAFE.
- */
-#if defined(PF_FTRACE_REGS_ACCESSORS)
-#define pf_fregs ftrace_regs
-#define pf_arg0(fregs) ftrace_regs_get_argument(fregs, 0)
-#define pf_set_ip(fregs, ip) ftrace_regs_set_instruction_pointer(fregs, ip)
-#define PF_FTRACE_FLAGS 0
-#elif defined(PF_FTRACE_REGS)
-#define pf_fregs ftrace_regs
-#define pf_arg0(fregs) ((fregs)->regs.di)
-#define pf_set_ip(fregs, ip) ftrace_instruction_pointer_set(fregs, ip)
-#define PF_FTRACE_FLAGS 0
-#else
-#define pf_fregs pt_regs
-#define pf_arg0(regs) ((regs)->di)
-#define pf_set_ip(regs, ip) instruction_pointer_set(regs, ip)
-#define PF_FTRACE_FLAGS (FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION_SAFE)
-#endif
 
 /* While this CPU passes a batch on to the kernel: no second look. */
 static DEFINE_PER_CPU(bool, pf_core_passing);
@@ -410,12 +387,12 @@ static void notrace pf_core_entry(unsigned long ip, unsigned long parent_ip,
 	struct pf_filter *f;
 
 	preempt_disable_notrace();
-	if (ip == pf_core_one_ip)
+	if (pf_arch_at_ftrace_site(ip, pf_core_one_ip))
 		hand = pf_core_hand_take_for((struct sk_buff *)pf_arg0(fregs));
 	f = pf_core_filter();
 	if (!f)
 		goto out;
-	if (ip == pf_core_one_ip) {
+	if (pf_arch_at_ftrace_site(ip, pf_core_one_ip)) {
 		skb = (struct sk_buff *)pf_arg0(fregs);
 		/* From pf_core_one(): decided on already, in its batch. */
 		if (hand.first == skb && hand.f == f)
@@ -467,9 +444,7 @@ static unsigned long pf_core_site(const char *name)
 
 	if (register_kprobe(&kp))
 		return 0;
-	/* At a function's start (past ENDBR64), ftrace's site if it has one. */
-	if (kp.flags & KPROBE_FLAG_FTRACE)
-		addr = (unsigned long)kp.addr;
+	addr = pf_arch_ftrace_site(&kp);
 	unregister_kprobe(&kp);
 	return addr;
 }
@@ -509,6 +484,10 @@ int pf_rxcore_install(struct netlink_ext_ack *extack)
 
 	if (pf_core_installed)
 		return 0;
+	if (!PF_ARCH_RXCORE) {
+		pr_info_once("no ftrace_regs instruction pointer to set on this kernel (arm64 before 6.2): rx is traced from ip_rcv() on\n");
+		return 0;
+	}
 	ret = pf_core_filters(extack);
 	if (ret)
 		return ret;

@@ -280,6 +280,16 @@ static void pf_disarm_locked(const char *reason)
 	/* synchronize_net() inside: no hook is running after this. */
 	pf_hooks_remove(PF_SLOTS_ALL);
 	pf_rx_remove();
+	/*
+	 * Held tx packets go on from the LOCAL_OUT hook after ours: replay
+	 * them while ours is still registered (else they would run the
+	 * chain from its start, a hook before ours twice). No hook holds
+	 * one after synchronize_net(): the filter is unpublished.
+	 */
+	if (pf_hold_count()) {
+		synchronize_net();
+		pf_hold_release_sync();
+	}
 	pf_tx_remove();
 	pf_follow_disarm();
 	pf_exhausted_since = 0;

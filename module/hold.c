@@ -32,6 +32,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -330,8 +331,19 @@ u32 notrace pf_hold_count(void)
 	return READ_ONCE(pf_held_n);
 }
 
-/* Drops the held packets of @dev, or all with NULL. Process context. */
-static void pf_hold_flush(const struct net_device *dev)
+/* Would held packet @h go on into module @mod's text (tx's okfn)? */
+static bool pf_hold_into(const struct pf_held *h, const struct module *mod)
+{
+	return h->stage == PKTFILT_STAGE_TX && h->ctx.okfn &&
+	       within_module((unsigned long)h->ctx.okfn, mod);
+}
+
+/*
+ * Drops the held packets of @dev, or those that would go on into @mod,
+ * or all with both NULL. Process context.
+ */
+static void pf_hold_flush(const struct net_device *dev,
+			  const struct module *mod)
 {
 	struct pf_held *h, *tmp;
 	unsigned long flags;
@@ -340,6 +352,8 @@ static void pf_hold_flush(const struct net_device *dev)
 	flags = pf_hold_lock_irqsave();
 	list_for_each_entry_safe(h, tmp, &pf_held_list, list) {
 		if (dev && h->ctx.dev != dev && h->skb->dev != dev)
+			continue;
+		if (mod && !pf_hold_into(h, mod))
 			continue;
 		list_move_tail(&h->list, &gone);
 		pf_held_n--;
@@ -368,7 +382,7 @@ static int pf_hold_netdev_event(struct notifier_block *nb,
 				unsigned long event, void *ptr)
 {
 	if (event == NETDEV_DOWN || event == NETDEV_UNREGISTER)
-		pf_hold_flush(netdev_notifier_info_to_dev(ptr));
+		pf_hold_flush(netdev_notifier_info_to_dev(ptr), NULL);
 	return NOTIFY_DONE;
 }
 
@@ -376,9 +390,45 @@ static struct notifier_block pf_hold_netdev_nb = {
 	.notifier_call = pf_hold_netdev_event,
 };
 
+/*
+ * A module going away: a held tx packet whose okfn is its (IPVS, VRF and
+ * tunnels pass their own) is dropped, as nfnetlink_queue drops what it
+ * holds when a hook is unregistered. One being replayed meanwhile runs
+ * under RCU, which the module's freeing waits for.
+ */
+static int pf_hold_module_event(struct notifier_block *nb,
+				unsigned long state, void *data)
+{
+	if (state == MODULE_STATE_GOING && READ_ONCE(pf_held_n))
+		pf_hold_flush(NULL, data);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block pf_hold_module_nb = {
+	.notifier_call = pf_hold_module_event,
+};
+
 int pf_hold_init(void)
 {
-	return register_netdevice_notifier(&pf_hold_netdev_nb);
+	int ret = register_module_notifier(&pf_hold_module_nb);
+
+	if (ret)
+		return ret;
+	ret = register_netdevice_notifier(&pf_hold_netdev_nb);
+	if (ret)
+		unregister_module_notifier(&pf_hold_module_nb);
+	return ret;
+}
+
+/*
+ * The filter is gone (its hooks still there, or gone: see
+ * pf_disarm_locked()): what is held goes on now, untraced, and is done
+ * when this returns. Process context.
+ */
+void pf_hold_release_sync(void)
+{
+	schedule_work(&pf_hold_work);
+	flush_work(&pf_hold_work);
 }
 
 /* After the filter is gone and every hook removed: nothing is left held. */
@@ -390,6 +440,7 @@ void pf_hold_exit(void)
 	schedule_work(&pf_hold_work);
 	flush_work(&pf_hold_work);
 	cancel_delayed_work_sync(&pf_hold_expire);
-	pf_hold_flush(NULL);
+	pf_hold_flush(NULL, NULL);
 	unregister_netdevice_notifier(&pf_hold_netdev_nb);
+	unregister_module_notifier(&pf_hold_module_nb);
 }

@@ -225,6 +225,7 @@ enum pf_verdict pf_hold_decide(struct pf_filter *f, struct pf_pkt *pkt,
 			       bool exhausted);
 void pf_hold_ready(struct pf_filter *f);
 void pf_hold_release(void);
+void pf_hold_release_sync(void);
 u32 pf_hold_count(void);
 bool pf_hold_replaying(const struct sk_buff *skb);
 u64 pf_hold_replay_ns(const struct sk_buff *skb);

@@ -6,8 +6,8 @@
  * Every locally generated IPv4 and IPv6 packet (TCP, UDP, ICMP, raw)
  * passes the LOCAL_OUT hooks: __ip_local_out() and __ip6_local_out() call
  * them, and so does ip6_xmit() (TCP over IPv6); SRv6 encapsulation calls
- * them on the receive and forward path too, with dst_input() to go on
- * with. While a filter traces at tx, a hook of ours sits first at
+ * them on the receive and forward path too, with seg6_input_finish()
+ * (dst_input()) to go on with. While a filter traces at tx, a hook of ours sits first at
  * LOCAL_OUT in every network namespace (a pernet_operations registered at
  * arming, so new namespaces get it too). For a packet to trace it takes
  * the packet (NF_STOLEN) and, with the gate open, goes on where the
@@ -24,7 +24,10 @@
  * are the real array's, so a later hook's NF_QUEUE is reinjected right.
  *
  * The caller's return value is lost: it sees 0 (stolen) where the output
- * may have said NET_XMIT_CN or an error; only for the traced packets.
+ * may have said NET_XMIT_CN or an error; only for the traced packets. A
+ * caller that goes on otherwise than with its okfn when the hooks accept
+ * (xfrm_output_resume()'s nested states, xfrm's packet offload) gets the
+ * okfn, as a packet queued by NFQUEUE and reinjected does.
  *
  * Indirect calls (IBT): the okfn, a kernel function whose address the
  * kernel stores in nf_hook_state (so it keeps its ENDBR64), called as
@@ -50,9 +53,14 @@
  */
 #define PF_TX_CHAIN_MAX	64
 
-/* This CPU's copy of the hook array, with our okfn hook at its end. */
+/*
+ * This CPU's copy of the hook array, with our okfn hook at its end. Busy
+ * is claimed with a cmpxchg: on a PREEMPT_RT kernel whose bottom halves
+ * take no per-CPU lock (6.18 on, PREEMPT_RT_NEEDS_BH_LOCK off), two tasks
+ * on one CPU could otherwise share it.
+ */
 struct pf_tx_chain {
-	bool busy;
+	int busy;
 	unsigned long buf[DIV_ROUND_UP(sizeof(struct nf_hook_entries) +
 				       (PF_TX_CHAIN_MAX + 1) *
 				       sizeof(struct nf_hook_entry),
@@ -107,8 +115,8 @@ static unsigned int notrace pf_tx_okfn_hook(void *priv, struct sk_buff *skb,
 static void notrace pf_tx_continue(struct sk_buff *skb,
 				   struct nf_hook_state *st)
 {
-	struct pf_tx_chain *c = this_cpu_ptr(&pf_tx_chain);
 	const struct nf_hook_entries *e = NULL;
+	struct pf_tx_chain *c;
 	struct nf_hook_entries *copy;
 	unsigned int i, n = 0, from = 0;
 
@@ -127,20 +135,23 @@ static void notrace pf_tx_continue(struct sk_buff *skb,
 		}
 	}
 	/* Nested (an okfn's packet replayed untraced here): the array's. */
-	if (c->busy || n > PF_TX_CHAIN_MAX) {
+	if (n > PF_TX_CHAIN_MAX || this_cpu_cmpxchg(pf_tx_chain.busy, 0, 1)) {
 		if (!e || nf_hook_slow(skb, st, e, from) == 1)
 			st->okfn(st->net, st->sk, skb);
 		return;
 	}
-	c->busy = true;
+	c = this_cpu_ptr(&pf_tx_chain);
 	copy = (struct nf_hook_entries *)c->buf;
-	for (i = 0; i < n; i++)
-		copy->hooks[i] = e->hooks[i];
+	/* An unregistered hook becomes accept_all under us (WRITE_ONCE). */
+	for (i = 0; i < n; i++) {
+		copy->hooks[i].hook = READ_ONCE(e->hooks[i].hook);
+		copy->hooks[i].priv = READ_ONCE(e->hooks[i].priv);
+	}
 	copy->hooks[n].hook = pf_tx_okfn_hook;
 	copy->hooks[n].priv = NULL;
 	copy->num_hook_entries = n + 1;
 	nf_hook_slow(skb, st, copy, from);
-	c->busy = false;
+	this_cpu_write(pf_tx_chain.busy, 0);
 }
 
 static unsigned int notrace pf_tx_hook(void *priv, struct sk_buff *skb,

@@ -1075,6 +1075,47 @@ txonce_case() {
 	ip netns exec a nft delete table inet pf_txonce
 }
 
+# txheld_case: a packet held at tx by a lazy filter that is cleared before
+# READY goes on untraced from the hook after pktfilt's: the module put
+# the held packets back after removing its hook, so they ran the chain
+# from its start (a chain before pktfilt's twice).
+txheld_case() {
+	set -- $(addrs direct 4)
+	S=$1 D=$2
+	name="tx held, then cleared"
+	pktfilt clear 2>/dev/null
+	jtrace_start
+	jset "$name" --lazy --hold 30 --at tx --proto udp --saddr $S --daddr $D --dport 9000 --count 1 ||
+		{ trace_stop; return; }
+	ip netns exec a nft -f - <<-EOF || { fail "$name: nft table"; trace_stop; pktfilt clear; return; }
+	table inet pf_txheld {
+		chain early {
+			type filter hook output priority -2147483648; policy accept;
+			udp dport 9000 counter
+		}
+	}
+	EOF
+	rm -f $J/ready
+	ip netns exec b pfsend udp-listen --port 9000 --count 1 --timeout 10 \
+		--ready $J/ready > $J/listen.out 2>&1 &
+	lp=$!
+	wait_for_file $J/ready
+	jsend a udp 4 $S $D 9000 1
+	sleep 0.5
+	case $(pktfilt show) in
+	*"lazy:        holding"*) ok "$name: the packet is held" ;;
+	*) fail "$name: the packet is held" "$(pktfilt show | grep lazy)" ;;
+	esac
+	pktfilt clear
+	wait $lp
+	jtrace_stop
+	expect_eq "$name: it reaches b once cleared" "$(cat $J/listen.out)" "received 1"
+	expect_eq "$name: the chain before pktfilt's hook ran once" \
+		"$(nft_packets a pf_txheld early)" 1
+	g_expect_n "$name: nothing traced" . 0
+	ip netns exec a nft delete table inet pf_txheld
+}
+
 # srv6_case: SRv6 runs LOCAL_OUT on the forward path (seg6_input_core(),
 # with net.netfilter.nf_hooks_lwtunnel=1: 5.15 on), with dst_input() to go
 # on with. r encapsulates what a sends to fd10:9::/64 towards b
@@ -1129,6 +1170,7 @@ tx_cases() {
 	done
 	txonce_case 4
 	txonce_case 6
+	txheld_case
 	srv6_case
 }
 

@@ -437,8 +437,7 @@ void pf_hold_exit(void)
 	cancel_delayed_work_sync(&pf_hold_expire);
 	cancel_work_sync(&pf_hold_notify);
 	/* No filter: every held packet is replayed, untraced. */
-	schedule_work(&pf_hold_work);
-	flush_work(&pf_hold_work);
+	pf_hold_release_sync();
 	cancel_delayed_work_sync(&pf_hold_expire);
 	pf_hold_flush(NULL, NULL);
 	unregister_netdevice_notifier(&pf_hold_netdev_nb);

@@ -7,15 +7,15 @@
  * passes the LOCAL_OUT hooks: __ip_local_out() and __ip6_local_out() call
  * them, and so does ip6_xmit() (TCP over IPv6); SRv6 encapsulation calls
  * them on the receive and forward path too, with seg6_input_finish()
- * (dst_input()) to go on with. While a filter traces at tx, a hook of ours sits first at
- * LOCAL_OUT in every network namespace (a pernet_operations registered at
- * arming, so new namespaces get it too). For a packet to trace it takes
- * the packet (NF_STOLEN) and, with the gate open, goes on where the
- * kernel would have: the LOCAL_OUT hooks after ours, then the okfn the
- * hook was given, as nf_reinject() does for a queued packet. So nothing
- * runs twice (a hook before ours, VRF's l3mdev output, IPv4's
- * OutRequests) and a packet the hook meets on another path goes on along
- * that path.
+ * (dst_input()) to go on with. While a filter traces at tx, a hook of
+ * ours sits first at LOCAL_OUT in every network namespace (a
+ * pernet_operations registered at arming, so new namespaces get it too).
+ * For a packet to trace it takes the packet (NF_STOLEN) and, with the
+ * gate open, goes on where the kernel would have: the LOCAL_OUT hooks
+ * after ours, then the okfn the hook was given, as nf_reinject() does for
+ * a queued packet. So nothing runs twice (a hook before ours, VRF's
+ * l3mdev output, IPv4's OutRequests) and a packet the hook meets on
+ * another path goes on along that path.
  *
  * The graph's root is nf_hook_slow(): it is given a copy of the hook
  * array with, after the last hook, one of ours that calls the okfn, so

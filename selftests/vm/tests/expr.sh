@@ -86,11 +86,20 @@ describe() {
 # --- sending -------------------------------------------------------------------
 
 MAC_B=
-# The corpus packets that reach the stage (STAGE_SET: numbers, space
-# separated; all at rx) and how many hook passes that is (STAGE_SEEN).
-STAGE=rx
-STAGE_SET=$(awk '/^[0-9]/ { printf "%s%d", n++ ? " " : "", $1 }' $CORPUS)
-STAGE_SEEN=$NPKT
+# stage_set STAGE [N...]: the stage the oracle runs at (STAGE), the corpus
+# packets that reach it (STAGE_SET: N..., or every one) and how many hook
+# passes that is (STAGE_SEEN).
+stage_set() {
+	STAGE=$1
+	shift
+	if [ $# -gt 0 ]; then
+		STAGE_SET="$*"
+	else
+		STAGE_SET=$(awk '/^[0-9]/ { printf "%s%d", n++ ? " " : "", $1 }' $CORPUS)
+	fi
+	STAGE_SEEN=$(echo $STAGE_SET | wc -w)
+}
+stage_set rx
 # inject [--only N]: the corpus, as STAGE needs it: into b (rx, l4), or
 # sent from a (tx).
 inject() {
@@ -218,49 +227,55 @@ oracle_cases() { run_cases plain; }
 
 # At tx: the packets a's raw sockets sent, each through LOCAL_OUT once.
 oracle_tx_cases() {
-	STAGE=tx
+	stage_set tx
 	pktfilt clear
 	echo > $T/trace
 	if ! inject; then
 		fail "tx: pfinject --raw" "$(cat /tmp/inject.out)"
-		STAGE=rx
+		stage_set rx
 		return
 	fi
 	_unsent=$(sed -n 's/^unsent //p' /tmp/inject.out | tr ',' ' ')
-	STAGE_SET=$(awk -v u=" $_unsent " '/^[0-9]/ && index(u, " " $1 " ") == 0 { printf "%s%d", n++ ? " " : "", $1 }' $CORPUS)
-	STAGE_SEEN=$(echo $STAGE_SET | wc -w)
+	_sent=$(awk -v u=" $_unsent " '/^[0-9]/ && index(u, " " $1 " ") == 0 { print $1 }' $CORPUS)
+	if [ -z "$_sent" ]; then
+		fail "tx: pfinject --raw sent packets" "none: $(cat /tmp/inject.out)"
+		stage_set rx
+		return
+	fi
+	stage_set tx $_sent
 	echo "# tx: $STAGE_SEEN of $NPKT packets sent (the kernel refused: ${_unsent:-none})"
 	run_cases plain
-	STAGE=rx
+	stage_set rx
 }
 
 # At l4: the packets that reach a protocol handler in b, as a filter
 # without predicates traces them.
 oracle_l4_cases() {
-	STAGE=l4
-	STAGE_SEEN=1
+	stage_set l4
+	STAGE_SEEN=1	# inject waits for the first
 	echo > $T/trace
 	if ! out=$(pktfilt set --at l4 --count 0 2>&1) || ! inject; then
 		fail "l4: the packets that reach a handler" "$out"
-		STAGE=rx
+		stage_set rx
 		return
 	fi
 	sleep 1
 	trace_grab
 	_got=$(corpus_sources)
-	STAGE_SET=${_got#* }
-	[ "$STAGE_SET" = "${_got%% *}" ] && STAGE_SET=
-	STAGE_SEEN=$(echo $STAGE_SET | wc -w)
-	echo "# l4: $STAGE_SEEN of $NPKT packets reach a handler: $STAGE_SET"
-	if [ "$STAGE_SEEN" -ge 30 ]; then
-		ok "l4: $STAGE_SEEN packets of the corpus reach a handler in b"
+	_reach=${_got#* }
+	[ "$_reach" = "${_got%% *}" ] && _reach=
+	_n=$(echo $_reach | wc -w)
+	echo "# l4: $_n of $NPKT packets reach a handler: $_reach"
+	if [ "$_n" -ge 30 ]; then
+		ok "l4: $_n packets of the corpus reach a handler in b"
 	else
-		fail "l4: the packets that reach a handler in b" "only $STAGE_SEEN: $STAGE_SET"
+		fail "l4: the packets that reach a handler in b" "only $_n: $_reach"
 	fi
-	run_cases plain
-	STAGE=rx
-	STAGE_SET=$(awk '/^[0-9]/ { printf "%s%d", n++ ? " " : "", $1 }' $CORPUS)
-	STAGE_SEEN=$NPKT
+	if [ "$_n" -gt 0 ]; then
+		stage_set l4 $_reach
+		run_cases plain
+	fi
+	stage_set rx
 }
 anded_cases() { run_cases anded; }
 

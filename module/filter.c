@@ -291,6 +291,7 @@ static void pf_disarm_locked(const char *reason)
 		pf_hold_release_sync();
 	}
 	pf_tx_remove();
+	pf_gate_reopen_off();
 	pf_follow_disarm();
 	pf_exhausted_since = 0;
 	/* Held packets go on, untraced (their filter is gone). */
@@ -335,6 +336,9 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 		goto err;
 	}
 	ret = pf_gate_arm(extack);
+	/* A lazy filter's gate opens only after READY: no probe while it waits. */
+	if (!ret && !(f->flags & PKTFILT_F_LAZY))
+		ret = pf_gate_reopen_on(extack);
 	if (ret)
 		goto err;
 	f->slots = 0;
@@ -401,6 +405,8 @@ int pf_filter_ready(u32 id, struct netlink_ext_ack *extack)
 	} else {
 		/* set_ftrace_pid, emptied while it waited, is set again. */
 		ret = pf_gate_arm(extack);
+		if (!ret)
+			ret = pf_gate_reopen_on(extack);
 		if (!ret)
 			pf_hold_ready(f);
 	}

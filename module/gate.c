@@ -524,17 +524,41 @@ int pf_gate_init(void)
 	if (ret)
 		pr_warn("no kprobe on trace_ignore_this_task yet (%d): pktfilt set will say why\n",
 			ret);
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+	return 0;
+}
+
+/*
+ * RT only: the re-open probe, registered while a filter may open the gate
+ * (armed eagerly, or lazy and READY), not while one waits or none is
+ * armed: every context switch would run it. Under pf_lock.
+ */
+int pf_gate_reopen_on(struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || pf_switch_probe_registered)
 		return 0;
 	ret = tracepoint_probe_register_prio(pf_sched_switch, pf_switch_probe,
 					     NULL, INT_MIN);
 	if (ret) {
-		pr_err("cannot register a sched_switch probe: %d\n", ret);
-		pf_gate_exit();
+		NL_SET_ERR_MSG(extack,
+			       "cannot register pktfilt's sched_switch probe, which PREEMPT_RT needs to reopen the gate");
 		return ret;
 	}
 	pf_switch_probe_registered = true;
 	return 0;
+}
+
+/*
+ * At disarming (under pf_lock), once no hook runs: no gate opens after it.
+ * A probe still running elsewhere is waited for at unload (pf_gate_exit()).
+ */
+void pf_gate_reopen_off(void)
+{
+	if (!pf_switch_probe_registered)
+		return;
+	tracepoint_probe_unregister(pf_sched_switch, pf_switch_probe, NULL);
+	pf_switch_probe_registered = false;
 }
 
 void pf_gate_exit(void)
@@ -544,9 +568,8 @@ void pf_gate_exit(void)
 		pf_probes_reset();
 		pf_probes_registered = false;
 	}
-	if (pf_switch_probe_registered) {
-		tracepoint_probe_unregister(pf_sched_switch, pf_switch_probe, NULL);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		pf_gate_reopen_off();
 		tracepoint_synchronize_unregister();
-		pf_switch_probe_registered = false;
 	}
 }

@@ -378,6 +378,8 @@ static __always_inline bool pf_ip_quick_reject(const struct pf_filter *f,
 int pf_gate_init(void);
 void pf_gate_exit(void);
 int pf_gate_arm(struct netlink_ext_ack *extack);
+int pf_gate_reopen_on(struct netlink_ext_ack *extack);
+void pf_gate_reopen_off(void);
 bool pf_gate_ready(void);
 bool pf_gate_is_trace_array(const void *tr);
 bool pf_gate_prepare(void);

@@ -163,6 +163,32 @@ tr_format() {
 		--format "$fmt" --raw $TR/raw --svg $TR/svg --timeout 120 "$@" \
 		-- sh -c "$TR_SEND6"
 	tr_expect "$name: stopped when COMMAND was done" $TR/err "stopped by the end of COMMAND"
+	tr_format_check "$name" "$fmt"
+	pktfilt report --format "$fmt" $TR/raw > $TR/report 2>/dev/null
+	if [ "$fmt" = json ]; then
+		# The one difference: report of a raw trace does not know the
+		# filter that made it ("filter":null).
+		expect_eq "$name: each record names the filter" \
+			"$(grep -c ',"filter":"--netns /run/netns/b --dev veth-b --count 0 --at l4"}$' $TR/out)" \
+			"$(wc -l < $TR/out)"
+		sed 's/,"filter":"[^"]*"}$/,"filter":null}/' $TR/out > $TR/out.null
+		mv $TR/out.null $TR/out
+	fi
+	if cmp -s $TR/out $TR/report; then
+		ok "$name: same as 'pktfilt report' of --raw"
+	else
+		fail "$name: same as 'pktfilt report' of --raw" "$(diff $TR/out $TR/report | head -10)"
+	fi
+	tr_expect "$name: --svg" $TR/svg "<svg"
+	tr_agree "$name" $TR/raw
+	tr_scope "$name" "$@"
+}
+
+# tr_format_check NAME FORMAT: $TR/out, a FORMAT rendering of tr_format's
+# six packets, holds each once, its graph rooted at its handler, all
+# complete.
+tr_format_check() {
+	name=$1 fmt=$2
 	for t in "udp 10.9.0.1 10.9.0.2 4000 9000 udp_rcv" \
 		 "tcp 10.9.0.1 10.9.0.2 4000 9000 tcp_v4_rcv" \
 		 "icmp 10.9.0.1 10.9.0.2 0 0 icmp_rcv" \
@@ -213,24 +239,15 @@ tr_format() {
 	else
 		ok "$name: all complete"
 	fi
-	pktfilt report --format "$fmt" $TR/raw > $TR/report 2>/dev/null
-	if [ "$fmt" = json ]; then
-		# The one difference: report of a raw trace does not know the
-		# filter that made it ("filter":null).
-		expect_eq "$name: each record names the filter" \
-			"$(grep -c ',"filter":"--netns /run/netns/b --dev veth-b --count 0 --at l4"}$' $TR/out)" \
-			"$(wc -l < $TR/out)"
-		sed 's/,"filter":"[^"]*"}$/,"filter":null}/' $TR/out > $TR/out.null
-		mv $TR/out.null $TR/out
-	fi
-	if cmp -s $TR/out $TR/report; then
-		ok "$name: same as 'pktfilt report' of --raw"
-	else
-		fail "$name: same as 'pktfilt report' of --raw" "$(diff $TR/out $TR/report | head -10)"
-	fi
-	tr_expect "$name: --svg" $TR/svg "<svg"
-	tr_agree "$name" $TR/raw
-	tr_scope "$name" "$@"
+}
+
+# tr_format_report FORMAT: tr_format_check on 'pktfilt report --format
+# FORMAT' of the trace 'tr_format text' kept ($TR/raw.text): the kernels
+# other than make check's first render it without tracing it again.
+tr_format_report() {
+	pktfilt report --format "$1" $TR/raw.text > $TR/out 2> $TR/err
+	expect_eq "report --format $1 of the text trace: exit status" "$?" 0
+	tr_format_check "report --format $1 of the text trace" "$1"
 }
 
 # tr_scope NAME [OPTIONS]: what the graphs of tr_format hold. RCU's read
@@ -897,8 +914,16 @@ trace_cases() {
 	tr_user_state
 	timed tr_snap_case
 	timed tr_format text --all-functions
-	timed tr_format json
-	timed tr_format folded --functions "$TR_FUNCS"
+	cp $TR/raw $TR/raw.text
+	# The renderings are the tool's: traced live in each format on one
+	# kernel (TRACE_CLI), rendered from the text run's trace on the others.
+	if [ "${TRACE_CLI:-1}" != 0 ]; then
+		timed tr_format json
+		timed tr_format folded --functions "$TR_FUNCS"
+	else
+		timed tr_format_report json
+		timed tr_format_report folded
+	fi
 	timed tr_count_case
 	timed tr_lazy_case
 	timed tr_lazy_tcp_case

@@ -151,6 +151,7 @@ enum pf_format {
 	PF_FORMAT_SVG,
 	PF_FORMAT_CHROME,
 	PF_FORMAT_HTML,
+	PF_FORMAT_PCAPNG,	/* pcapng.c: the packets' bytes */
 };
 
 struct pf_render;

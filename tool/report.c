@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fgraph.h"
 #include "render.h"
@@ -45,7 +46,7 @@ const char pf_report_help[] =
 "        for it while 64 later packets do; unknown if none came.\n"
 "        Works offline: needs neither the module nor privileges.\n"
 "\n"
-"        --format text|json|folded|chrome|html\n"
+"        --format text|json|folded|chrome|html|pcapng\n"
 "            text (the default): for each packet a header line,\n"
 "              # packet SEQ (STAGE, id ID): PROTO SADDR:SPORT ->\n"
 "                DADDR:DPORT ifindex N netns INODE cpu N\n"
@@ -272,9 +273,13 @@ static int parse_args(int argc, char **argv, struct pf_report_opts *o)
 		return report_usage("%s", "no TRACEFILE given (- for standard input)");
 	if (o->format && strcmp(o->format, "text") &&
 	    strcmp(o->format, "json") && strcmp(o->format, "folded") &&
-	    strcmp(o->format, "chrome") && strcmp(o->format, "html"))
-		return report_usage("unknown --format '%s': text, json, folded, chrome or html",
+	    strcmp(o->format, "chrome") && strcmp(o->format, "html") &&
+	    strcmp(o->format, "pcapng"))
+		return report_usage("unknown --format '%s': text, json, folded, chrome, html or pcapng",
 				    o->format);
+	if (o->format && !strcmp(o->format, "pcapng") &&
+	    (!o->output || !strcmp(o->output, "-")) && isatty(STDOUT_FILENO))
+		return report_usage("%s", "--format pcapng is binary: give -o FILE or redirect standard output");
 	if (o->svg && !o->svg[0])
 		return report_usage("%s", "--svg needs a file name");
 	if (o->html && !o->html[0])
@@ -294,6 +299,8 @@ static enum pf_format format_of(const char *format)
 		return PF_FORMAT_CHROME;
 	if (!strcmp(format, "html"))
 		return PF_FORMAT_HTML;
+	if (!strcmp(format, "pcapng"))
+		return PF_FORMAT_PCAPNG;
 	return PF_FORMAT_TEXT;
 }
 

@@ -1079,3 +1079,8 @@ int pf_render_html(FILE *out, const struct pf_trace *trace)
 {
 	return render_trace(PF_FORMAT_HTML, out, trace);
 }
+
+int pf_render_pcapng(FILE *out, const struct pf_trace *trace)
+{
+	return render_trace(PF_FORMAT_PCAPNG, out, trace);
+}

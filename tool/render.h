@@ -117,6 +117,8 @@ int pf_render_chrome(FILE *out, const struct pf_trace *trace);
  * Incomplete packets are included, marked.
  */
 int pf_render_html(FILE *out, const struct pf_trace *trace);
+/* pcapng (pcapng.c): the packets with bytes (version 6 events). */
+int pf_render_pcapng(FILE *out, const struct pf_trace *trace);
 
 /*
  * The same format for packets to be compared (pktfilt diff): @pkts[i] is

@@ -83,13 +83,14 @@ tr_module_idle() {
 	fi
 }
 
-# tr_run NAME WANT_STATUS ARGS...: pktfilt trace ARGS with stdout in
-# $TR/out and stderr in $TR/err; checks the exit status and tracefs.
+# tr_run NAME WANT_STATUS ARGS...: pktfilt trace ARGS (at $TR_AT, l4 if
+# unset) with stdout in $TR/out and stderr in $TR/err; checks the exit
+# status and tracefs.
 tr_run() {
 	_name=$1 _want=$2
 	shift 2
 	tr_snap $TR/before
-	pktfilt trace --at l4 "$@" > $TR/out 2> $TR/err
+	pktfilt trace --at "${TR_AT:-l4}" "$@" > $TR/out 2> $TR/err
 	_rc=$?
 	tr_snap $TR/after
 	if [ "$_rc" = "$_want" ]; then
@@ -891,6 +892,64 @@ tr_hold_case() {
 	fi
 }
 
+# tr_pcap_emit NAME FILE RAW [snaplen=N]: the pcapng FILE and the events
+# of RAW, between markers, for selftests/host/pcap-check (tshark, on the
+# host: selftests/check runs it on this group's output).
+tr_pcap_emit() {
+	echo "@@pktfilt-pcap begin $1${4:+ $4}@@"
+	grep -o 'pktfilt_packet: .*data=[0-9a-f]*' "$3" | sed 's/^/event: /'
+	base64 "$2"
+	echo "@@pktfilt-pcap end $1@@"
+}
+
+# trace --pcap (issue 33): one UDP packet, v4 then v6, traced at tx and
+# rx (v4) or tx and l4 (v6; an rx graph holds the l4 handler, so l4 has a
+# graph of its own only without rx): two graphs of one id, their bytes
+# written as pcapng; the same file from report --format pcapng of the raw
+# trace. Then a packet longer than --snaplen 64 at l4 (v4) and rx (v6):
+# its event carries 64 bytes, and its length. selftests/host/pcap-check
+# reads the files with tshark on the host.
+tr_pcap_case() {
+	for v in 4 6; do
+		src=10.9.0.1 dst=10.9.0.2 six= at=rx
+		[ $v = 6 ] && src=fd00::1 dst=fd00::2 six=-6 at=l4
+		name="trace --pcap, udp v$v at tx,$at"
+		TR_AT=tx,$at
+		tr_run "$name" 0 --proto udp --daddr $dst --dport 9000 \
+			--functions "$TR_FUNCS" --pcap $TR/pcap$v.pcapng --raw $TR/pcap$v.raw \
+			--timeout 60 -- ip netns exec a pfsend udp $six --src $src --dst $dst \
+			--sport 4000 --dport 9000 -q
+		expect_eq "$name: both events with bytes, one id" \
+			"$(grep -o 'pktfilt_packet: .* stage=[a-z0-9]* id=[0-9]* .* data=[0-9a-f]' $TR/pcap$v.raw |
+				sed 's/.* stage=\([a-z0-9]*\) id=\([0-9]*\) .*/\1 \2/' | sort -u |
+				awk '{ s = s $1 " "; id[$2] } END { n = 0; for (i in id) n++; print s n }')" \
+			"$(echo "$at tx" | tr ' ' '\n' | sort | tr '\n' ' ')1"
+		pktfilt report --format pcapng -o $TR/report$v.pcapng $TR/pcap$v.raw 2> $TR/err
+		if cmp -s $TR/pcap$v.pcapng $TR/report$v.pcapng; then
+			ok "$name: report --format pcapng of the raw trace writes the same file"
+		else
+			fail "$name: report --format pcapng of the raw trace writes the same file" \
+				"$(ls -l $TR/pcap$v.pcapng $TR/report$v.pcapng 2>&1; head -3 $TR/err)"
+		fi
+		tr_pcap_emit udp$v $TR/pcap$v.pcapng $TR/pcap$v.raw
+
+		at=l4 len=428
+		[ $v = 6 ] && at=rx len=448
+		name="trace --pcap --snaplen 64 at $at, udp v$v of $len bytes"
+		TR_AT=$at
+		tr_run "$name" 0 --snaplen 64 --proto udp --daddr $dst --dport 9000 \
+			--functions "$TR_FUNCS" --pcap $TR/cut$v.pcapng --raw $TR/cut$v.raw \
+			--timeout 60 -- ip netns exec a pfsend udp $six --src $src --dst $dst \
+			--sport 4000 --dport 9000 --size 400 -q
+		TR_AT=
+		expect_eq "$name: the event's length and 64 bytes" \
+			"$(sed -n 's/.* len=\([0-9]*\) .* data=\([0-9a-f]*\).*/\1 \2/p' $TR/cut$v.raw |
+				awk '{ print $1, length($2) / 2 }')" "$len 64"
+		tr_pcap_emit cut$v $TR/cut$v.pcapng $TR/cut$v.raw snaplen=64
+	done
+	tr_module_idle "trace --pcap"
+}
+
 trace_cases() {
 	mkdir -p $TR
 	grep -q '^pktfilt ' /proc/modules || insmod $PKTFILT_KO
@@ -904,6 +963,7 @@ trace_cases() {
 	timed tr_lazy_tcp_case
 	timed tr_hold_case
 	timed tr_args_case
+	timed tr_pcap_case
 	# The tool's own behaviour, the same on every kernel (TRACE_CLI=0:
 	# left out, and tr_index_case's kept-list variants and two rounds of
 	# tr_ready_case; make check runs them on one kernel, make soak on all).

@@ -2,7 +2,11 @@
 /*
  * The traced packets' bytes as pcapng (--format pcapng, trace --pcap), for
  * Wireshark and tshark: a section header block, an interface description
- * block per (ifindex, netns), an enhanced packet block per graph.
+ * block per (ifindex, netns), an enhanced packet block per graph. An
+ * interface's name is its device's when the resolver given finds it
+ * (trace: the namespace is ours or under /run/netns, the device still
+ * there), its description then "ifindex N netns INODE", else that is
+ * its name.
  *
  * Written here, not with a library: libpcap (Debian 12's 1.10) writes only
  * the old pcap format, which has no per-packet id or comment, and
@@ -27,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse.h"
 #include "pcapng.h"
 #include "render_int.h"
 
@@ -40,6 +45,7 @@
 #define OPT_COMMENT	1
 #define OPT_SHB_USERAPPL 4
 #define OPT_IF_NAME	2
+#define OPT_IF_DESCRIPTION 3
 #define OPT_IF_TSRESOL	9
 #define OPT_EPB_FLAGS	2
 #define OPT_EPB_PACKETID 5
@@ -54,6 +60,7 @@ struct pf_pcapng_if {
 
 struct pf_pcapng {
 	FILE *out;
+	const struct pf_resolver *names;
 	struct pf_pcapng_if *ifs;
 	size_t nifs, cap;
 	/* A block is made here, then written whole. */
@@ -142,7 +149,7 @@ static int block_end(struct pf_pcapng *w)
 	return 0;
 }
 
-struct pf_pcapng *pf_pcapng_new(FILE *out)
+struct pf_pcapng *pf_pcapng_new(FILE *out, const struct pf_resolver *names)
 {
 	static const char appl[] = "pktfilt";
 	struct pf_pcapng *w = calloc(1, sizeof(*w));
@@ -154,6 +161,7 @@ struct pf_pcapng *pf_pcapng_new(FILE *out)
 		return NULL;
 	}
 	w->out = out;
+	w->names = names;
 	block_begin(w, BT_SHB);
 	put_u32(w, SHB_MAGIC);
 	put_u16(w, 1);		/* version 1.0 */
@@ -173,7 +181,7 @@ struct pf_pcapng *pf_pcapng_new(FILE *out)
 static int64_t interface_of(struct pf_pcapng *w, const struct pf_packet *pkt)
 {
 	uint8_t tsresol = 9;	/* nanoseconds */
-	char name[64];
+	char name[64], path[256], dev[64];
 	size_t i;
 	int err;
 
@@ -196,7 +204,15 @@ static int64_t interface_of(struct pf_pcapng *w, const struct pf_packet *pkt)
 	put_u32(w, 0);		/* snap length: no limit */
 	snprintf(name, sizeof(name), "ifindex %d netns %lu", pkt->ifindex,
 		 pkt->netns);
-	put_opt(w, OPT_IF_NAME, name, strlen(name));
+	/* The device's name where the resolver finds its namespace. */
+	if (w->names && pkt->ifindex > 0 && pkt->netns <= UINT32_MAX &&
+	    !w->names->netns_path((__u32)pkt->netns, path, sizeof(path)) &&
+	    !w->names->ifname((__u32)pkt->ifindex, path, dev, sizeof(dev))) {
+		put_opt(w, OPT_IF_NAME, dev, strlen(dev));
+		put_opt(w, OPT_IF_DESCRIPTION, name, strlen(name));
+	} else {
+		put_opt(w, OPT_IF_NAME, name, strlen(name));
+	}
 	put_opt(w, OPT_IF_TSRESOL, &tsresol, 1);
 	err = block_end(w);
 	if (err)

@@ -13,8 +13,13 @@
 
 struct pf_pcapng;
 
-/* Writes the section header to @out: NULL with errno set on failure. */
-struct pf_pcapng *pf_pcapng_new(FILE *out);
+struct pf_resolver;
+
+/*
+ * Writes the section header to @out: NULL with errno set on failure.
+ * @names (may be NULL) names the interfaces it can find.
+ */
+struct pf_pcapng *pf_pcapng_new(FILE *out, const struct pf_resolver *names);
 /*
  * One frame of @pkt, its interface's block first if new: 0 or -errno. A
  * packet without bytes (an event of a module of version 5 or older) is

@@ -929,7 +929,7 @@ struct pf_render *pf_render_new(enum pf_format fmt, FILE *out,
 		html_begin(r->html, "report", r->filter);
 	}
 	if (fmt == PF_FORMAT_PCAPNG) {
-		r->pcapng = pf_pcapng_new(out);
+		r->pcapng = pf_pcapng_new(out, opts ? opts->names : NULL);
 		if (!r->pcapng) {
 			int err = errno;
 

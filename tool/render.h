@@ -158,8 +158,15 @@ enum pf_format {
 
 struct pf_render;
 
+struct pf_resolver;
+
 struct pf_render_opts {
 	const char *filter;
+	/*
+	 * pcapng: names the interfaces (ifindex, netns) where it can, e.g.
+	 * pf_system_resolver for packets of this machine; NULL: by number.
+	 */
+	const struct pf_resolver *names;
 };
 
 struct pf_render *pf_render_new(enum pf_format fmt, FILE *out,

@@ -206,7 +206,10 @@ static char *filter_words(const struct pf_filter *f)
 int trace_print_packets(struct trace_run *r)
 {
 	struct trace_report rep = { .nouts = 0 };
-	struct pf_render_opts ropts = { .filter = NULL };
+	struct pf_render_opts ropts = {
+		.filter = NULL,
+		.names = &pf_system_resolver,	/* pcapng: this machine's */
+	};
 	char *filter;
 	struct pf_trace *t;
 	size_t i, n, missing = 0;

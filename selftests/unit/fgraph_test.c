@@ -9,6 +9,7 @@
  * folded weights add up exactly to its handler's duration. Last, mutated
  * traces: the parser and renderers must survive anything.
  */
+#define _GNU_SOURCE	/* memmem() */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -20,6 +21,7 @@
 
 #include "kselftest_harness.h"
 #include "fgraph.h"
+#include "parse.h"
 #include "render.h"
 
 #define EV(seq, cpu) \
@@ -2676,6 +2678,61 @@ TEST(pcapng_writer)
 	EXPECT_EQ(flen, off);
 	EXPECT_EQ(2, nidb);
 	EXPECT_EQ(3, nepb);	/* seq 4 has no bytes */
+	free(file);
+	free(buf);
+	pf_trace_free(t);
+}
+
+static int fake_netns_path(__u32 ino, char *buf, size_t len)
+{
+	if (ino != 4026532165U)
+		return -ENOENT;
+	snprintf(buf, len, "/run/netns/b");
+	return 0;
+}
+
+static int fake_ifname(__u32 ifindex, const char *netns_path, char *buf,
+		       size_t len)
+{
+	if (ifindex != 2 || !netns_path || strcmp(netns_path, "/run/netns/b"))
+		return -ENODEV;
+	snprintf(buf, len, "veth-b");
+	return 0;
+}
+
+/* With a resolver (trace's): the device's name, the numbers described. */
+TEST(pcapng_interface_names)
+{
+	static const struct pf_resolver fake = {
+		.netns_path = fake_netns_path,
+		.ifname = fake_ifname,
+	};
+	struct pf_render_opts opts = { .filter = NULL, .names = &fake };
+	size_t len, flen = 0;
+	char *buf = fixture_read("pcapng", "rx-tx-bytes", &len), *file = NULL;
+	struct pf_trace *t;
+	struct pf_render *r;
+	FILE *m, *saved = stderr;
+	size_t i;
+
+	ASSERT_NE(NULL, buf);
+	t = pf_fgraph_parse_buf(buf, len);
+	ASSERT_NE(NULL, t);
+	m = open_memstream(&file, &flen);
+	ASSERT_NE(NULL, m);
+	r = pf_render_new(PF_FORMAT_PCAPNG, m, &opts);
+	ASSERT_NE(NULL, r);
+	stderr = fopen("/dev/null", "w");
+	for (i = 0; i < t->npackets; i++)
+		EXPECT_EQ(0, pf_render_packet(r, t->packets[i]));
+	EXPECT_EQ(0, pf_render_end(r));
+	fclose(stderr);
+	stderr = saved;
+	fclose(m);
+	/* ifindex 3's namespace is unknown: its numbers are its name. */
+	EXPECT_NE(NULL, memmem(file, flen, "ifindex 3 netns 4026532100", 26));
+	EXPECT_NE(NULL, memmem(file, flen, "\x02\x00\x06\x00veth-b", 10));
+	EXPECT_NE(NULL, memmem(file, flen, "\x03\x00\x1a\x00ifindex 2 netns 4026532165", 30));
 	free(file);
 	free(buf);
 	pf_trace_free(t);

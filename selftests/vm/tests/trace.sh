@@ -892,16 +892,6 @@ tr_hold_case() {
 	fi
 }
 
-# tr_pcap_emit NAME FILE RAW [snaplen=N]: the pcapng FILE and the events
-# of RAW, between markers, for selftests/host/pcap-check (tshark, on the
-# host: selftests/check runs it on this group's output).
-tr_pcap_emit() {
-	echo "@@pktfilt-pcap begin $1${4:+ $4}@@"
-	grep -o 'pktfilt_packet: .*data=[0-9a-f]*' "$3" | sed 's/^/event: /'
-	base64 "$2"
-	echo "@@pktfilt-pcap end $1@@"
-}
-
 # trace --pcap (issue 33): one UDP packet, v4 then v6, traced at tx and
 # rx (v4) or tx and l4 (v6; an rx graph holds the l4 handler, so l4 has a
 # graph of its own only without rx): two graphs of one id, their bytes
@@ -932,8 +922,8 @@ tr_pcap_case() {
 		fi
 		pktfilt report --format pcapng -o $TR/report$v.pcapng $TR/pcap$v.raw 2> $TR/err
 		expect_eq "$name: report --format pcapng of the raw trace" "$? $(cat $TR/err)" "0 "
-		tr_pcap_emit udp$v $TR/pcap$v.pcapng $TR/pcap$v.raw
-		tr_pcap_emit report$v $TR/report$v.pcapng $TR/pcap$v.raw
+		pcap_emit udp$v $TR/pcap$v.pcapng $TR/pcap$v.raw
+		pcap_emit report$v $TR/report$v.pcapng $TR/pcap$v.raw
 
 		at=l4 len=428
 		[ $v = 6 ] && at=rx len=448
@@ -947,7 +937,7 @@ tr_pcap_case() {
 		expect_eq "$name: the event's length and 64 bytes" \
 			"$(sed -n 's/.* len=\([0-9]*\) .* data=\([0-9a-f]*\).*/\1 \2/p' $TR/cut$v.raw |
 				awk '{ print $1, length($2) / 2 }')" "$len 64"
-		tr_pcap_emit cut$v $TR/cut$v.pcapng $TR/cut$v.raw snaplen=64
+		pcap_emit cut$v $TR/cut$v.pcapng $TR/cut$v.raw snaplen=64
 	done
 	tr_module_idle "trace --pcap"
 }

@@ -896,9 +896,10 @@ tr_hold_case() {
 # rx (v4) or tx and l4 (v6; an rx graph holds the l4 handler, so l4 has a
 # graph of its own only without rx): two graphs of one id, their bytes
 # written as pcapng, the interfaces named; the same frames from report
-# --format pcapng of the raw trace. Then a packet longer than --snaplen 64 at l4 (v4) and rx (v6):
-# its event carries 64 bytes, and its length. selftests/host/pcap-check
-# reads the files with tshark on the host.
+# --format pcapng of the raw trace. Then a packet longer than --snaplen
+# at l4 (v4, 1500: the most) and rx (v6, 64): its event carries that many
+# bytes, and its length. selftests/host/pcap-check reads the files with
+# tshark on the host.
 tr_pcap_case() {
 	for v in 4 6; do
 		src=10.9.0.1 dst=10.9.0.2 six= at=rx
@@ -925,19 +926,22 @@ tr_pcap_case() {
 		pcap_emit udp$v $TR/pcap$v.pcapng $TR/pcap$v.raw
 		pcap_emit report$v $TR/report$v.pcapng $TR/pcap$v.raw
 
-		at=l4 len=428
-		[ $v = 6 ] && at=rx len=448
-		name="trace --pcap --snaplen 64 at $at, udp v$v of $len bytes"
+		# v4: the most, 1500 of a 2,028-byte datagram sent in two
+		# fragments, reassembled for l4 (skb_copy_bits() over its
+		# fragment list); v6: 64 of 448 at rx.
+		at=l4 size=2000 len=2028 snap=1500
+		[ $v = 6 ] && at=rx size=400 len=448 snap=64
+		name="trace --pcap --snaplen $snap at $at, udp v$v of $len bytes"
 		TR_AT=$at
-		tr_run "$name" 0 --snaplen 64 --proto udp --daddr $dst --dport 9000 \
+		tr_run "$name" 0 --snaplen $snap --proto udp --daddr $dst --dport 9000 \
 			--functions "$TR_FUNCS" --pcap $TR/cut$v.pcapng --raw $TR/cut$v.raw \
 			--timeout 60 -- ip netns exec a pfsend udp $six --src $src --dst $dst \
-			--sport 4000 --dport 9000 --size 400 -q
+			--sport 4000 --dport 9000 --size $size -q
 		TR_AT=
-		expect_eq "$name: the event's length and 64 bytes" \
+		expect_eq "$name: the event's length and $snap bytes" \
 			"$(sed -n 's/.* len=\([0-9]*\) .* data=\([0-9a-f]*\).*/\1 \2/p' $TR/cut$v.raw |
-				awk '{ print $1, length($2) / 2 }')" "$len 64"
-		pcap_emit cut$v $TR/cut$v.pcapng $TR/cut$v.raw snaplen=64
+				awk '{ print $1, length($2) / 2 }')" "$len $snap"
+		pcap_emit cut$v $TR/cut$v.pcapng $TR/cut$v.raw snaplen=$snap
 	done
 	tr_module_idle "trace --pcap"
 }

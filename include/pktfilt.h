@@ -48,8 +48,10 @@
  * tracer nop and no PID filter); READY checks set_ftrace_pid.
  * 5: tx goes on from LOCAL_OUT's hooks after the module's and the okfn,
  * not again from ip_local_out(): the tx graph's root is nf_hook_slow().
+ * 6: the pktfilt_packet trace event carries the packet's first bytes from
+ * its network header (len=, rt_ns=, data=), PKTFILT_A_SNAPLEN of them.
  */
-#define PKTFILT_GENL_VERSION	5
+#define PKTFILT_GENL_VERSION	6
 #define PKTFILT_MCGRP_EVENTS	"events"
 
 enum pktfilt_cmd {
@@ -191,9 +193,24 @@ enum pktfilt_attr {
 	PKTFILT_A_HELD,		/* u32, packets held now (HELD, GET, STATS) */
 	PKTFILT_A_HELD_NS,	/* u64, how long the packet was held (PACKET) */
 
+	/*
+	 * Version 6: how many bytes of each traced packet, from its network
+	 * header, its pktfilt_packet event carries (data=), 0 to
+	 * PKTFILT_SNAPLEN_MAX; PKTFILT_SNAPLEN_DEFAULT without it.
+	 */
+	PKTFILT_A_SNAPLEN,	/* u32 (SET, GET) */
+
 	__PKTFILT_A_MAX,
 	PKTFILT_A_MAX = __PKTFILT_A_MAX - 1
 };
+
+/*
+ * PKTFILT_A_SNAPLEN's bound: the event's text line (two hex digits a byte)
+ * must fit the kernel's trace_seq page of 4 KiB with the event's other
+ * fields and function_graph's prefix.
+ */
+#define PKTFILT_SNAPLEN_DEFAULT	256
+#define PKTFILT_SNAPLEN_MAX	1500
 
 /* Counters since the module was loaded, nested in PKTFILT_A_STATS. */
 enum pktfilt_stat {

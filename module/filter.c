@@ -70,10 +70,22 @@ static DEFINE_IRQ_WORK(pf_stale_irq_work, pf_stale_irq_work_fn);
  * graph: the callers return before any work of theirs (every function
  * they called would show in the graph), and so does this.
  */
+/*
+ * The packet's length from its network header on: the hooks' skb->data is
+ * there (rx, tx) or past it (l4: a negative offset).
+ */
+static u32 notrace pf_pkt_len(const struct sk_buff *skb)
+{
+	int len = (int)skb->len - skb_network_offset(skb);
+
+	return len > 0 ? (u32)len : 0;
+}
+
 enum pf_verdict notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 {
 	bool claimed = false, exhausted;
 	u64 seq, held;
+	u32 len;
 
 	if (pf_gate_is_open())
 		return PF_PASS;
@@ -143,8 +155,10 @@ enum pf_verdict notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 	/* Event first: nothing of pktfilt's own must land inside the graph. */
 	seq = atomic64_inc_return(&pf_seq);
 	held = pf_hold_replay_ns(pkt->skb);
+	len = pf_pkt_len(pkt->skb);
 	trace_pktfilt_packet(&pkt->key, seq, smp_processor_id(), pkt->stage,
-			     pkt->id, pkt->root, held);
+			     pkt->id, pkt->root, held, pkt->skb, len,
+			     min(len, f->snaplen));
 	pf_genl_notify_packet(&pkt->key, seq, pkt->stage, pkt->id, held);
 
 	if (!pf_gate_open()) {

@@ -59,6 +59,7 @@ static const struct nla_policy pf_set_policy[PKTFILT_A_MAX + 1] = {
 	[PKTFILT_A_EXPR]	= { .type = NLA_NUL_STRING, .len = PF_EXPR_MAX },
 	/* 1 to PF_HOLD_MS_MAX, checked in pf_cmd_set() (a policy range is s16) */
 	[PKTFILT_A_HOLD_MS]	= { .type = NLA_U32 },
+	[PKTFILT_A_SNAPLEN]	= NLA_POLICY_MAX(NLA_U32, PKTFILT_SNAPLEN_MAX),
 };
 
 static const struct nla_policy pf_ready_policy[PKTFILT_A_MAX + 1] = {
@@ -239,6 +240,9 @@ static int pf_cmd_set(struct sk_buff *skb, struct genl_info *info)
 		pf_filter_free(f);
 		return -ERANGE;
 	}
+	f->snaplen = tb[PKTFILT_A_SNAPLEN] ?
+		     nla_get_u32(tb[PKTFILT_A_SNAPLEN]) :
+		     PKTFILT_SNAPLEN_DEFAULT;
 	f->owner_portid = info->snd_portid;
 	f->owner_net = genl_info_net(info);
 	/* genetlink runs doit in the sender's context. */
@@ -309,6 +313,7 @@ static int pf_put_filter(struct sk_buff *msg, const struct pf_filter *f)
 	    nla_put_u32(msg, PKTFILT_A_COUNT, f->count) ||
 	    nla_put_u32(msg, PKTFILT_A_FLAGS, f->flags) ||
 	    nla_put_u32(msg, PKTFILT_A_STAGES, f->stages) ||
+	    nla_put_u32(msg, PKTFILT_A_SNAPLEN, f->snaplen) ||
 	    (f->expr && nla_put_string(msg, PKTFILT_A_EXPR, f->expr)) ||
 	    nla_put_u32(msg, PKTFILT_A_FILTER_ID, f->id) ||
 	    (f->count && nla_put_u32(msg, PKTFILT_A_REMAINING,

@@ -69,6 +69,7 @@ struct pf_filter {
 	char *expr;		/* PKTFILT_A_EXPR, or NULL */
 	const char *stale;	/* tracefs changed: disarm with this reason */
 	u32 hold_ms;		/* PKTFILT_F_LAZY: a held packet's bound */
+	u32 snaplen;		/* PKTFILT_A_SNAPLEN: bytes in the event */
 	atomic_t lazy;		/* PKTFILT_F_LAZY: enum pktfilt_lazy */
 	pid_t arm_tgid;		/* the process that armed it (watch.c) */
 };

@@ -66,12 +66,19 @@ static inline const char *pf_trace_func(struct trace_seq *p,
 }
 #endif
 
+/*
+ * Version 6: len= the packet's length from its network header, rt_ns= the
+ * wall-clock time (graph times use the trace clock), data= its first
+ * @caplen bytes from the network header, in hex (pf_caplen()). Copied
+ * only here, for a traced packet: an untraced one pays nothing.
+ */
 TRACE_EVENT(pktfilt_packet,
 
 	TP_PROTO(const struct pf_key *key, u64 seq, unsigned int cpu,
-		 u8 stage, u64 id, u8 root, u64 held_ns),
+		 u8 stage, u64 id, u8 root, u64 held_ns,
+		 const struct sk_buff *skb, u32 len, u32 caplen),
 
-	TP_ARGS(key, seq, cpu, stage, id, root, held_ns),
+	TP_ARGS(key, seq, cpu, stage, id, root, held_ns, skb, len, caplen),
 
 	TP_STRUCT__entry(
 		__field(u64, seq)
@@ -88,6 +95,9 @@ TRACE_EVENT(pktfilt_packet,
 		__field(u64, id)
 		__field(u8, root)
 		__field(u64, held_ns)
+		__field(u32, len)
+		__field(u64, rt_ns)
+		__dynamic_array(u8, data, caplen)
 	),
 
 	/* Raw bytes only: formatting (vsprintf) is left to the reader. */
@@ -106,9 +116,14 @@ TRACE_EVENT(pktfilt_packet,
 		__entry->id = id;
 		__entry->root = root;
 		__entry->held_ns = held_ns;
+		__entry->len = len;
+		__entry->rt_ns = ktime_get_real_ns();
+		if (caplen && skb_copy_bits(skb, skb_network_offset(skb),
+					    __get_dynamic_array(data), caplen))
+			memset(__get_dynamic_array(data), 0, caplen);
 	),
 
-	TP_printk("seq=%llu cpu=%u proto=%s saddr=%s daddr=%s sport=%u dport=%u ifindex=%d netns=%u stage=%s id=%llu root=%s held_ns=%llu",
+	TP_printk("seq=%llu cpu=%u proto=%s saddr=%s daddr=%s sport=%u dport=%u ifindex=%d netns=%u stage=%s id=%llu root=%s held_ns=%llu len=%u rt_ns=%llu data=%s",
 		  __entry->seq, __entry->cpu,
 		  __print_symbolic(__entry->proto,
 				   { IPPROTO_ICMP, "icmp" },
@@ -135,7 +150,9 @@ TRACE_EVENT(pktfilt_packet,
 				   { PF_ROOT_IPV6_RCV, "ipv6_rcv" },
 				   { PF_ROOT_NF_OUT, "nf_hook_slow" },
 				   { PF_ROOT_NETIF_CORE, "netif_receive_skb_core" }),
-		  __entry->held_ns)
+		  __entry->held_ns, __entry->len, __entry->rt_ns,
+		  __print_hex_str(__get_dynamic_array(data),
+				  __get_dynamic_array_len(data)))
 );
 
 #ifndef PKTFILT_TRACE_REASONS

@@ -257,6 +257,8 @@ struct pf_packet *pf_diff_packet_copy(const struct pf_packet *from)
 	if (!pkt)
 		return NULL;
 	*pkt = *from;
+	pkt->data = NULL;	/* not diffed */
+	pkt->caplen = 0;
 	pkt->raw_text = NULL;
 	pkt->raw_len = 0;
 	pkt->raw_cap = 0;

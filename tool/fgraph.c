@@ -906,6 +906,7 @@ static void packet_free(struct pf_packet *pkt)
 		free(c);
 	}
 	free(pkt->raw_text);
+	free(pkt->data);
 	free(pkt);
 }
 
@@ -1084,11 +1085,11 @@ static bool same_func(const char *func, const char *name, size_t len)
 	return n == len && !memcmp(func, name, len);
 }
 
-/* "key=value" of the event's text, as a string in @buf. */
-static bool event_field(const char *text, size_t len, const char *key,
-			char *buf, size_t size)
+/* Where the value of "key=value" in the event's text is, and its length. */
+static bool event_value(const char *text, size_t len, const char *key,
+			const char **val, size_t *vlen)
 {
-	size_t klen = strlen(key), i = 0, vlen;
+	size_t klen = strlen(key), i = 0;
 
 	while (i < len) {
 		size_t start = i;
@@ -1097,17 +1098,76 @@ static bool event_field(const char *text, size_t len, const char *key,
 			i++;
 		if (i - start > klen && !memcmp(text + start, key, klen) &&
 		    text[start + klen] == '=') {
-			vlen = i - start - klen - 1;
-			if (vlen >= size)
-				vlen = size - 1;
-			memcpy(buf, text + start + klen + 1, vlen);
-			buf[vlen] = '\0';
+			*val = text + start + klen + 1;
+			*vlen = i - start - klen - 1;
 			return true;
 		}
 		while (i < len && text[i] == ' ')
 			i++;
 	}
 	return false;
+}
+
+/* "key=value" of the event's text, as a string in @buf. */
+static bool event_field(const char *text, size_t len, const char *key,
+			char *buf, size_t size)
+{
+	const char *val;
+	size_t vlen;
+
+	if (!event_value(text, len, key, &val, &vlen))
+		return false;
+	if (vlen >= size)
+		vlen = size - 1;
+	memcpy(buf, val, vlen);
+	buf[vlen] = '\0';
+	return true;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * data=HEX (version 6) into @pkt, at most len= bytes: false if it is not
+ * such (odd, not hex, too long: the event is then not understood), or
+ * out of memory (*@oom).
+ */
+static bool event_data(const char *text, size_t len, struct pf_packet *pkt,
+		       bool *oom)
+{
+	const char *val;
+	size_t vlen, i;
+
+	*oom = false;
+	if (!event_value(text, len, "data", &val, &vlen))
+		return true;
+	if (vlen % 2 || vlen / 2 > PF_FGRAPH_MAX_DATA || vlen / 2 > pkt->len)
+		return false;
+	pkt->has_data = true;
+	pkt->caplen = (uint32_t)(vlen / 2);
+	if (!pkt->caplen)
+		return true;
+	pkt->data = malloc(pkt->caplen);
+	if (!pkt->data) {
+		*oom = true;
+		return false;
+	}
+	for (i = 0; i < pkt->caplen; i++) {
+		int hi = hex_digit(val[2 * i]), lo = hex_digit(val[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return false;	/* freed with the packet */
+		pkt->data[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return true;
 }
 
 /*
@@ -1148,7 +1208,9 @@ static struct pf_packet *packet_new(const struct pf_line *l, bool *bad)
 	size_t n = l->text_len - (sizeof(tag) - 1);
 	struct pf_packet *pkt;
 	uint64_t seq, cpu, sport, dport, ifindex, netns, id, held = 0;
+	uint64_t plen, rt;
 	char buf[32];
+	bool oom;
 
 	*bad = !event_number(t, n, "seq", UINT64_MAX, false, &seq) ||
 	       !event_number(t, n, "id", UINT64_MAX, false, &id) ||
@@ -1157,7 +1219,9 @@ static struct pf_packet *packet_new(const struct pf_line *l, bool *bad)
 	       !event_number(t, n, "dport", 65535, false, &dport) ||
 	       !event_number(t, n, "ifindex", INT32_MAX, true, &ifindex) ||
 	       !event_number(t, n, "netns", UINT32_MAX, false, &netns) ||
-	       !event_number(t, n, "held_ns", UINT64_MAX, false, &held);
+	       !event_number(t, n, "held_ns", UINT64_MAX, false, &held) ||
+	       !event_number(t, n, "len", UINT32_MAX, false, &plen) ||
+	       !event_number(t, n, "rt_ns", UINT64_MAX, false, &rt);
 	if (*bad)
 		return NULL;
 	pkt = calloc(1, sizeof(*pkt));
@@ -1181,6 +1245,15 @@ static struct pf_packet *packet_new(const struct pf_line *l, bool *bad)
 	pkt->has_id = event_field(t, n, "id", buf, sizeof(buf));
 	pkt->id = pkt->has_id ? id : seq;
 	event_field(t, n, "root", pkt->root, sizeof(pkt->root));
+	/* Version 6: the packet's bytes. */
+	pkt->len = (uint32_t)plen;
+	pkt->rt_ns = rt;
+	if (!event_data(t, n, pkt, &oom)) {
+		free(pkt->data);
+		free(pkt);
+		*bad = !oom;
+		return NULL;
+	}
 	return pkt;
 }
 

@@ -35,6 +35,8 @@
 
 /* Nodes deeper than this below a packet's root are not kept. */
 #define PF_FGRAPH_MAX_DEPTH	512
+/* The most bytes data= may carry (pcapng's usual snap length). */
+#define PF_FGRAPH_MAX_DATA	65535
 /* Lines longer than this are cut there (the kernel's are < 4096). */
 #define PF_FGRAPH_MAX_LINE	(1U << 20)
 /*
@@ -107,6 +109,17 @@ struct pf_packet {
 	int ifindex;
 	unsigned long netns;	/* inode */
 	uint64_t held_ns;	/* held by a lazy filter before it (held_ns=) */
+	/*
+	 * Version 6: the packet's first bytes from its network header
+	 * (data=, in hex), its length from there (len=) and the wall-clock
+	 * time of the event (rt_ns=). has_data false: an older module's
+	 * event, without data=.
+	 */
+	bool has_data;
+	uint32_t len;
+	uint64_t rt_ns;
+	uint32_t caplen;	/* bytes in data, at most len */
+	unsigned char *data;	/* NULL if caplen is 0 */
 
 	/* From the first pktfilt_free event of its id, if any. */
 	enum pf_fate fate;

@@ -74,6 +74,7 @@ static const struct nla_policy pf_nl_policy[PKTFILT_A_MAX + 1] = {
 	[PKTFILT_A_STAGE]	= { .type = NLA_U8 },
 	[PKTFILT_A_PACKET_ID]	= { .type = NLA_U64 },
 	[PKTFILT_A_HOLD_MS]	= { .type = NLA_U32 },
+	[PKTFILT_A_SNAPLEN]	= { .type = NLA_U32 },
 	[PKTFILT_A_LAZY]	= { .type = NLA_U8 },
 	[PKTFILT_A_HELD]	= { .type = NLA_U32 },
 	[PKTFILT_A_HELD_NS]	= { .type = NLA_U64 },
@@ -365,6 +366,9 @@ int pf_nl_put_filter(struct nl_msg *msg, const struct pf_filter *f)
 	/* 0 only for a version 1 module, which knows no such attribute. */
 	if (f->stages && nla_put_u32(msg, PKTFILT_A_STAGES, f->stages))
 		return -EMSGSIZE;
+	/* Only if given: a module older than version 6 knows no such. */
+	if (f->snaplen_set && nla_put_u32(msg, PKTFILT_A_SNAPLEN, f->snaplen))
+		return -EMSGSIZE;
 	if (f->bpf_len &&
 	    (nla_put(msg, PKTFILT_A_BPF, f->bpf_len * sizeof(f->bpf[0]),
 		     f->bpf) ||
@@ -459,6 +463,11 @@ int pf_nl_get_filter(struct nlattr **tb, struct pf_filter *f)
 	/* Absent: a version 1 module, or a SET without it: l4. */
 	f->stages = tb[PKTFILT_A_STAGES] ?
 		nla_get_u32(tb[PKTFILT_A_STAGES]) : 1U << PKTFILT_STAGE_L4;
+	/* Version 6; shown (pf_format_filter()) only if not the default. */
+	if (tb[PKTFILT_A_SNAPLEN]) {
+		f->snaplen = nla_get_u32(tb[PKTFILT_A_SNAPLEN]);
+		f->snaplen_set = f->snaplen != PKTFILT_SNAPLEN_DEFAULT;
+	}
 	f->expr[0] = '\0';
 	if (tb[PKTFILT_A_EXPR])
 		nla_strlcpy(f->expr, tb[PKTFILT_A_EXPR], sizeof(f->expr));

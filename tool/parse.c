@@ -42,6 +42,7 @@ enum pf_opt {
 	PF_OPT_MARK,
 	PF_OPT_COUNT,
 	PF_OPT_AT,
+	PF_OPT_SNAPLEN,
 };
 
 struct pf_option {
@@ -391,6 +392,20 @@ static enum pf_parse_status pf_opt_count(struct pf_parser *p,
 	return PF_PARSE_OK;
 }
 
+static enum pf_parse_status pf_opt_snaplen(struct pf_parser *p,
+					   const char *name, const char *val)
+{
+	unsigned long v;
+
+	if (pf_parse_decimal(val, PKTFILT_SNAPLEN_MAX, &v))
+		return pf_fail(p, PF_PARSE_INVALID,
+			       "%s %s: a number of bytes, 0-%d",
+			       name, val, PKTFILT_SNAPLEN_MAX);
+	p->filter->snaplen = (__u32)v;
+	p->filter->snaplen_set = true;
+	return PF_PARSE_OK;
+}
+
 /*
  * snprintf() that appends at *off and keeps counting past the end. Every
  * piece starts with a blank to separate it from the previous one: the
@@ -483,6 +498,12 @@ enum pf_compat pf_stages_compat(struct pf_filter *f, unsigned int version,
 		msg[0] = '\0';
 	if (!version)
 		version = PKTFILT_GENL_VERSION;
+	if (f->snaplen_set && version < 6) {
+		snprintf(msg, len,
+			 "--snaplen: the loaded pktfilt.ko speaks version %u: its events carry no packet bytes; load this release's module (rmmod pktfilt; insmod pktfilt.ko)",
+			 version);
+		return PF_COMPAT_FAIL;
+	}
 	if (version >= 2) {
 		if (!f->stages)
 			f->stages = default_stages;
@@ -539,6 +560,7 @@ static const struct pf_option pf_options[] = {
 	[PF_OPT_MARK]	 = { "--mark",	  pf_opt_mark },
 	[PF_OPT_COUNT]	 = { "--count",	  pf_opt_count },
 	[PF_OPT_AT]	 = { "--at",	  pf_opt_at },
+	[PF_OPT_SNAPLEN] = { "--snaplen", pf_opt_snaplen },
 };
 
 void pf_parser_init(struct pf_parser *p, struct pf_filter *filter,
@@ -857,6 +879,8 @@ int pf_format_filter(const struct pf_filter *f, const struct pf_resolver *res,
 		pf_format_stages(f->stages, at, sizeof(at));
 		pf_append(buf, len, &off, " --at %s", at);
 	}
+	if (f->snaplen_set)
+		pf_append(buf, len, &off, " --snaplen %u", f->snaplen);
 	if (f->expr[0]) {
 		/* One shell word: '...', with each ' as '\'' */
 		const char *c;

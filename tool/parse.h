@@ -32,6 +32,13 @@ struct pf_filter {
 	 */
 	__u32 stages;
 	/*
+	 * --snaplen: bytes of each traced packet its event carries (version
+	 * 6), sent only if given (snaplen_set): else the module's default,
+	 * PKTFILT_SNAPLEN_DEFAULT.
+	 */
+	__u32 snaplen;
+	bool snaplen_set;
+	/*
 	 * The filter expression as the user wrote it (the words that are not
 	 * options, joined by spaces), "" if none, and its program.
 	 */

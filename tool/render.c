@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pcapng.h"
 #include "render.h"
 #include "render_int.h"
 
@@ -875,6 +876,7 @@ struct pf_render {
 	struct pf_chrome *chrome;
 	struct pf_obuf *html;	/* its buffer (large: on the heap) */
 	char *filter;		/* pf_render_opts.filter's copy, or NULL */
+	struct pf_pcapng *pcapng;
 	int err;
 };
 
@@ -926,6 +928,17 @@ struct pf_render *pf_render_new(enum pf_format fmt, FILE *out,
 		r->html->len = 0;
 		html_begin(r->html, "report", r->filter);
 	}
+	if (fmt == PF_FORMAT_PCAPNG) {
+		r->pcapng = pf_pcapng_new(out, opts ? opts->names : NULL);
+		if (!r->pcapng) {
+			int err = errno;
+
+			free(r->filter);
+			free(r);
+			errno = err;
+			return NULL;
+		}
+	}
 	return r;
 }
 
@@ -973,6 +986,9 @@ int pf_render_packet(struct pf_render *r, const struct pf_packet *pkt)
 		html_packet(r->html, pkt);
 		r->err = stream_status(r->out);
 		break;
+	case PF_FORMAT_PCAPNG:
+		r->err = pf_pcapng_packet(r->pcapng, pkt);
+		break;
 	}
 	r->n++;
 	return r->err;
@@ -1000,6 +1016,14 @@ int pf_render_end(struct pf_render *r)
 	}
 	if (!err && r->fmt == PF_FORMAT_HTML)
 		html_end(r->html);
+	if (r->pcapng && pf_pcapng_skipped(r->pcapng)) {
+		uint64_t n = pf_pcapng_skipped(r->pcapng);
+
+		fprintf(stderr,
+			"pktfilt: pcapng: %" PRIu64 " packet%s without bytes (events of a pktfilt.ko older than version 6): not written\n",
+			n, n == 1 ? "" : "s");
+	}
+	pf_pcapng_free(r->pcapng);
 	if (!err)
 		err = out_status(r->out);
 	free(r->html);
@@ -1054,4 +1078,9 @@ int pf_render_chrome(FILE *out, const struct pf_trace *trace)
 int pf_render_html(FILE *out, const struct pf_trace *trace)
 {
 	return render_trace(PF_FORMAT_HTML, out, trace);
+}
+
+int pf_render_pcapng(FILE *out, const struct pf_trace *trace)
+{
+	return render_trace(PF_FORMAT_PCAPNG, out, trace);
 }

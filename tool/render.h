@@ -117,6 +117,8 @@ int pf_render_chrome(FILE *out, const struct pf_trace *trace);
  * Incomplete packets are included, marked.
  */
 int pf_render_html(FILE *out, const struct pf_trace *trace);
+/* pcapng (pcapng.c): the packets with bytes (version 6 events). */
+int pf_render_pcapng(FILE *out, const struct pf_trace *trace);
 
 /*
  * The same format for packets to be compared (pktfilt diff): @pkts[i] is
@@ -151,12 +153,20 @@ enum pf_format {
 	PF_FORMAT_SVG,
 	PF_FORMAT_CHROME,
 	PF_FORMAT_HTML,
+	PF_FORMAT_PCAPNG,	/* pcapng.c: the packets' bytes */
 };
 
 struct pf_render;
 
+struct pf_resolver;
+
 struct pf_render_opts {
 	const char *filter;
+	/*
+	 * pcapng: names the interfaces (ifindex, netns) where it can, e.g.
+	 * pf_system_resolver for packets of this machine; NULL: by number.
+	 */
+	const struct pf_resolver *names;
 };
 
 struct pf_render *pf_render_new(enum pf_format fmt, FILE *out,

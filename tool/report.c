@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fgraph.h"
 #include "render.h"
@@ -45,7 +46,7 @@ const char pf_report_help[] =
 "        for it while 64 later packets do; unknown if none came.\n"
 "        Works offline: needs neither the module nor privileges.\n"
 "\n"
-"        --format text|json|folded|chrome|html\n"
+"        --format text|json|folded|chrome|html|pcapng\n"
 "            text (the default): for each packet a header line,\n"
 "              # packet SEQ (STAGE, id ID): PROTO SADDR:SPORT ->\n"
 "                DADDR:DPORT ifindex N netns INODE cpu N\n"
@@ -131,6 +132,20 @@ const char pf_report_help[] =
 "            Prefer it to --svg to explore a packet (a tree to open, the\n"
 "            fate at its place, a search stepped through); the SVG is a\n"
 "            picture to embed, with flamegraph.pl's zoom and search.\n"
+"            pcapng: the packets' bytes, for Wireshark or tshark (binary:\n"
+"            with -o FILE, or standard output redirected). One interface\n"
+"            per ifindex and netns (named \"ifindex N netns INODE\"; pktfilt\n"
+"            trace names the devices it finds), link\n"
+"            type raw IP (the bytes start at the IP header), one frame\n"
+"            per packet and stage: its timestamp the wall-clock time of\n"
+"            its event, its captured bytes those the event carries\n"
+"            (trace's --snaplen, 256 by default), its length the\n"
+"            packet's from the IP header, its direction inbound (rx, l4)\n"
+"            or outbound (tx), frame.packet_id its packet id, and\n"
+"            frame.comment \"pktfilt id=ID seq=SEQ stage=STAGE cpu=CPU\n"
+"            root=ROOT\" and its fate if known. Events of a module older\n"
+"            than version 6 carry no bytes: their packets are left out,\n"
+"            and said so on standard error.\n"
 "\n"
 "        --svg FILE\n"
 "            Also write a flame graph to FILE: a self-contained SVG with,\n"
@@ -272,9 +287,13 @@ static int parse_args(int argc, char **argv, struct pf_report_opts *o)
 		return report_usage("%s", "no TRACEFILE given (- for standard input)");
 	if (o->format && strcmp(o->format, "text") &&
 	    strcmp(o->format, "json") && strcmp(o->format, "folded") &&
-	    strcmp(o->format, "chrome") && strcmp(o->format, "html"))
-		return report_usage("unknown --format '%s': text, json, folded, chrome or html",
+	    strcmp(o->format, "chrome") && strcmp(o->format, "html") &&
+	    strcmp(o->format, "pcapng"))
+		return report_usage("unknown --format '%s': text, json, folded, chrome, html or pcapng",
 				    o->format);
+	if (o->format && !strcmp(o->format, "pcapng") &&
+	    (!o->output || !strcmp(o->output, "-")) && isatty(STDOUT_FILENO))
+		return report_usage("%s", "--format pcapng is binary: give -o FILE or redirect standard output");
 	if (o->svg && !o->svg[0])
 		return report_usage("%s", "--svg needs a file name");
 	if (o->html && !o->html[0])
@@ -294,6 +313,8 @@ static enum pf_format format_of(const char *format)
 		return PF_FORMAT_CHROME;
 	if (!strcmp(format, "html"))
 		return PF_FORMAT_HTML;
+	if (!strcmp(format, "pcapng"))
+		return PF_FORMAT_PCAPNG;
 	return PF_FORMAT_TEXT;
 }
 

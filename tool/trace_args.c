@@ -141,6 +141,8 @@ int trace_parse_args(int argc, char **argv, struct trace_opts *o)
 		if (!r)
 			r = take_opt("--html", NULL, end, argv, &i, &o->html);
 		if (!r)
+			r = take_opt("--pcap", NULL, end, argv, &i, &o->pcap);
+		if (!r)
 			r = take_opt("--functions", NULL, end, argv, &i,
 				     &o->functions);
 		if (r > 1)

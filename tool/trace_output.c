@@ -93,8 +93,8 @@ static int write_raw(struct trace_run *r, const char *path)
 
 /* One reading of the saved trace, rendered: trace_print_packets()'s state. */
 struct trace_report {
-	struct trace_out outs[3];	/* --format's, --svg's, --html's */
-	enum pf_format fmts[3];
+	struct trace_out outs[4];	/* --format's, --svg's, --html's, --pcap's */
+	enum pf_format fmts[4];
 	size_t nouts;
 	unsigned int *lost_cpus;	/* CPUs whose ring buffer lost events */
 	size_t nlost;
@@ -206,7 +206,10 @@ static char *filter_words(const struct pf_filter *f)
 int trace_print_packets(struct trace_run *r)
 {
 	struct trace_report rep = { .nouts = 0 };
-	struct pf_render_opts ropts = { .filter = NULL };
+	struct pf_render_opts ropts = {
+		.filter = NULL,
+		.names = &pf_system_resolver,	/* pcapng: this machine's */
+	};
 	char *filter;
 	struct pf_trace *t;
 	size_t i, n, missing = 0;
@@ -235,6 +238,9 @@ int trace_print_packets(struct trace_run *r)
 		ret = EXIT_RUNTIME;
 	rep.fmts[rep.nouts] = PF_FORMAT_HTML;
 	if (r->o.html && out_open(&rep.outs[rep.nouts++], r->o.html))
+		ret = EXIT_RUNTIME;
+	rep.fmts[rep.nouts] = PF_FORMAT_PCAPNG;
+	if (r->o.pcap && out_open(&rep.outs[rep.nouts++], r->o.pcap))
 		ret = EXIT_RUNTIME;
 	filter = filter_words(&r->o.filter);
 	ropts.filter = filter;

@@ -31,6 +31,7 @@ struct trace_opts {
 	const char *raw;
 	const char *svg;
 	const char *html;
+	const char *pcap;	/* --pcap FILE */
 	const char *functions;
 	bool all_functions;
 	bool eager;			/* --eager: the scope patched in advance */

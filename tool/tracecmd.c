@@ -302,6 +302,12 @@ static int prepare(struct trace_run *r)
 	}
 	if (!r->version)
 		r->version = PKTFILT_GENL_VERSION;
+	if (r->o.pcap && r->version < 6) {
+		fprintf(stderr,
+			"pktfilt: trace: --pcap: the loaded pktfilt.ko speaks version %u: its events carry no packet bytes; load this release's module (rmmod pktfilt; insmod pktfilt.ko)\n",
+			r->version);
+		return EXIT_RUNTIME;
+	}
 
 	if (take_lock(r))
 		return EXIT_RUNTIME;

@@ -52,7 +52,7 @@ static void render_all(const struct pf_trace *t)
 {
 	int (*const fns[])(FILE *, const struct pf_trace *) = {
 		pf_render_text, pf_render_json, pf_render_folded,
-		pf_render_svg, pf_render_html,
+		pf_render_svg, pf_render_html, pf_render_pcapng,
 	};
 	FILE *saved = stderr;
 	size_t k;
@@ -71,6 +71,10 @@ static void check_weights(const struct pf_trace *t)
 		const struct pf_packet *pkt = t->packets[i];
 		uint64_t *w, sum = 0;
 
+		/* data= as the event said: within len=, all there. */
+		check(pkt->caplen <= pkt->len && (!pkt->caplen || pkt->data) &&
+		      (pkt->has_data || !pkt->caplen),
+		      "packet bytes past their length");
 		if (!pkt->complete)
 			continue;
 		check(pkt->graph != NULL, "complete packet without graph");

@@ -600,6 +600,32 @@ TEST(count)
 	    "--count", "many");
 }
 
+/* Version 6: --snaplen, sent only if given; refused for older modules. */
+TEST(snaplen)
+{
+	struct pf_filter f;
+	char buf[256];
+
+	OK(&f, "--proto", "udp");
+	EXPECT_FALSE(f.snaplen_set);
+	OK(&f, "--snaplen", "0");
+	EXPECT_TRUE(f.snaplen_set);
+	EXPECT_EQ(0, f.snaplen);
+	OK(&f, "--snaplen=1500");
+	EXPECT_EQ(1500, f.snaplen);
+	pf_format_filter(&f, NULL, buf, sizeof(buf));
+	EXPECT_NE(NULL, strstr(buf, " --snaplen 1500"));
+	BAD("--snaplen 1501: a number of bytes, 0-1500", "--snaplen", "1501");
+	BAD("--snaplen -1: a number of bytes, 0-1500", "--snaplen", "-1");
+	BAD("--snaplen x: a number of bytes, 0-1500", "--snaplen", "x");
+	OK(&f, "--snaplen", "64");
+	EXPECT_EQ(PF_COMPAT_FAIL, pf_stages_compat(&f, 5, PF_TRACE_DEFAULT_STAGES,
+						   buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "version 5: its events carry no packet bytes"));
+	EXPECT_EQ(PF_COMPAT_OK, pf_stages_compat(&f, 6, PF_TRACE_DEFAULT_STAGES,
+						 buf, sizeof(buf)));
+}
+
 TEST(at_stages)
 {
 	struct pf_filter f;

@@ -9,6 +9,7 @@
  * folded weights add up exactly to its handler's duration. Last, mutated
  * traces: the parser and renderers must survive anything.
  */
+#define _GNU_SOURCE	/* memmem() */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -20,6 +21,7 @@
 
 #include "kselftest_harness.h"
 #include "fgraph.h"
+#include "parse.h"
 #include "render.h"
 
 #define EV(seq, cpu) \
@@ -2512,6 +2514,227 @@ TEST(args_retval_json_chrome)
 	EXPECT_NE(NULL, strstr(s, "\"args\":{\"args\":{\"uh\":\"\\\"q\\\\\\\\\"},\"ret\":\"-22\"}}"));
 	EXPECT_NE(NULL, strstr(s, "\"args\":{\"skb\":\"0xffff8881\",\"arg1\":\"?0x5\",\"...\":\"...\"},\"ret\":\"0x0\"}}"));
 	free(s);
+	pf_trace_free(t);
+}
+
+/* Version 6's bytes: data= in hex, within len=; anything else not understood. */
+TEST(packet_bytes)
+{
+	struct pf_trace *t = parse_str(
+		" 0)               |  /* pktfilt_packet: seq=1 cpu=0 proto=udp stage=rx id=1 len=4 rt_ns=1795000000000000001 data=45000aFF */\n"
+		" 0)               |  /* pktfilt_packet: seq=2 cpu=0 proto=udp stage=rx id=2 len=0 rt_ns=5 data= */\n"
+		" 0)               |  /* pktfilt_packet: seq=3 cpu=0 proto=udp stage=rx id=3 */\n"
+		" 0)               |  /* pktfilt_packet: seq=4 cpu=0 proto=udp stage=rx id=4 len=4 data=450 */\n"
+		" 0)               |  /* pktfilt_packet: seq=5 cpu=0 proto=udp stage=rx id=5 len=4 data=45zz */\n"
+		" 0)               |  /* pktfilt_packet: seq=6 cpu=0 proto=udp stage=rx id=6 len=1 data=4500 */\n"
+		" 0)               |  /* pktfilt_packet: seq=7 cpu=0 proto=udp stage=rx id=7 data=45 */\n"
+		" 0)               |  /* pktfilt_packet: seq=8 cpu=0 proto=udp stage=rx id=8 len=4294967296 data= */\n"
+		" 0)               |  /* pktfilt_packet: seq=9 cpu=0 proto=udp stage=rx id=9 len=2 rt_ns=x data=4500 */\n");
+	const struct pf_packet *p;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(3, t->npackets);
+	EXPECT_EQ(6, t->stats.garbage);
+	p = t->packets[0];
+	EXPECT_TRUE(p->has_data);
+	EXPECT_EQ(4, p->len);
+	EXPECT_EQ(4, p->caplen);
+	EXPECT_EQ(1795000000000000001ULL, p->rt_ns);
+	ASSERT_NE(NULL, p->data);
+	EXPECT_EQ(0, memcmp(p->data, "\x45\x00\x0a\xff", 4));
+	p = t->packets[1];
+	EXPECT_TRUE(p->has_data);
+	EXPECT_EQ(0, p->caplen);
+	EXPECT_EQ(NULL, p->data);
+	EXPECT_EQ(5, p->rt_ns);
+	p = t->packets[2];
+	EXPECT_FALSE(p->has_data);
+	EXPECT_EQ(0, p->caplen);
+	pf_trace_free(t);
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint16_t get16(const unsigned char *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+/* The option @code of the options from @p to @end, its length in *@n. */
+static const unsigned char *pcapng_opt(const unsigned char *p,
+				       const unsigned char *end,
+				       uint16_t code, uint16_t *n)
+{
+	while (end - p >= 4) {
+		uint16_t c = get16(p), len = get16(p + 2);
+
+		if (c == 0)
+			return NULL;
+		if (c == code) {
+			*n = len;
+			return p + 4;
+		}
+		p += 4 + ((len + 3U) & ~3U);
+	}
+	return NULL;
+}
+
+/*
+ * The writer, block by block: a section header, an interface per
+ * (ifindex, netns), a frame per packet with bytes, with its id, comment,
+ * direction, timestamp and lengths; the packet without bytes skipped.
+ */
+TEST(pcapng_writer)
+{
+	static const unsigned char ip[] = {
+		0x45, 0x00, 0x00, 0x29, 0x00, 0x01, 0x00, 0x00, 0x40, 0x11,
+		0x66, 0xaf, 10, 9, 0, 1, 10, 9, 0, 2, 0x0f, 0xa0, 0x23, 0x28,
+	};
+	size_t len, flen = 0, off, nidb = 0, nepb = 0;
+	char *buf = fixture_read("pcapng", "rx-tx-bytes", &len), *file = NULL;
+	struct pf_trace *t;
+	FILE *m, *saved = stderr;
+	const unsigned char *f, *b, *o;
+	uint16_t n;
+
+	ASSERT_NE(NULL, buf);
+	t = pf_fgraph_parse_buf(buf, len);
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(4, t->npackets);
+	m = open_memstream(&file, &flen);
+	ASSERT_NE(NULL, m);
+	stderr = fopen("/dev/null", "w");
+	ASSERT_EQ(0, pf_render_pcapng(m, t));
+	fclose(stderr);
+	stderr = saved;
+	fclose(m);
+	f = (const unsigned char *)file;
+	/* The section header: its magic, version 1.0, its length twice. */
+	ASSERT_GE(flen, 28);
+	EXPECT_EQ(0x0A0D0D0A, get32(f));
+	EXPECT_EQ(0x1A2B3C4D, get32(f + 8));
+	EXPECT_EQ(1, get16(f + 12));
+	EXPECT_EQ(0, get16(f + 14));
+	for (off = 0; off < flen;) {
+		uint32_t type, blen;
+
+		ASSERT_LE(off + 12, flen);
+		b = f + off;
+		type = get32(b);
+		blen = get32(b + 4);
+		ASSERT_EQ(0, blen % 4);
+		ASSERT_LE(off + blen, flen);
+		ASSERT_EQ(blen, get32(b + blen - 4));
+		if (type == 1) {	/* interface: raw IP, ns */
+			nidb++;
+			EXPECT_EQ(101, get16(b + 8));
+			o = pcapng_opt(b + 16, b + blen - 4, 9, &n);
+			ASSERT_NE(NULL, o);
+			EXPECT_EQ(9, o[0]);
+			o = pcapng_opt(b + 16, b + blen - 4, 2, &n);
+			ASSERT_NE(NULL, o);
+			EXPECT_EQ(0, memcmp(o, nidb == 1 ? "ifindex 3 netns 4026532100" :
+					    "ifindex 2 netns 4026532165", n));
+		}
+		if (type == 6) {	/* a frame */
+			uint32_t caplen = get32(b + 20);
+			uint64_t ts = (uint64_t)get32(b + 12) << 32 | get32(b + 16);
+			const unsigned char *opts = b + 28 + ((caplen + 3) & ~3U);
+			uint64_t id;
+
+			nepb++;
+			EXPECT_EQ(nepb == 1 ? 0 : 1, get32(b + 8));
+			EXPECT_EQ(nepb == 1 ? 1795000000123456789ULL :
+				  1795000000123999999ULL, ts);
+			EXPECT_EQ(nepb == 1 ? 41 : 20, caplen);
+			EXPECT_EQ(41, get32(b + 24));	/* the original length */
+			EXPECT_EQ(0, memcmp(b + 28, ip, nepb == 1 ? 24 : 20));
+			o = pcapng_opt(opts, b + blen - 4, 5, &n);
+			ASSERT_NE(NULL, o);
+			ASSERT_EQ(8, n);
+			memcpy(&id, o, 8);
+			EXPECT_EQ(nepb == 3 ? 2 : 1, id);
+			o = pcapng_opt(opts, b + blen - 4, 2, &n);
+			ASSERT_NE(NULL, o);
+			EXPECT_EQ(nepb == 1 ? 2 : 1, get32(o));	/* out, in */
+			o = pcapng_opt(opts, b + blen - 4, 1, &n);
+			ASSERT_NE(NULL, o);
+			if (nepb == 1)
+				EXPECT_EQ(0, strncmp((const char *)o, "pktfilt id=1 seq=1 stage=tx cpu=0 root=ip_local_out dropped: NO_SOCKET in __udp4_lib_rcv", n));
+			if (nepb == 3)
+				EXPECT_EQ(0, strncmp((const char *)o, "pktfilt id=2 seq=3 stage=rx cpu=0 root=ip_rcv consumed", n));
+		}
+		off += blen;
+	}
+	EXPECT_EQ(flen, off);
+	EXPECT_EQ(2, nidb);
+	EXPECT_EQ(3, nepb);	/* seq 4 has no bytes */
+	free(file);
+	free(buf);
+	pf_trace_free(t);
+}
+
+static int fake_netns_path(__u32 ino, char *buf, size_t len)
+{
+	if (ino != 4026532165U)
+		return -ENOENT;
+	snprintf(buf, len, "/run/netns/b");
+	return 0;
+}
+
+static int fake_ifname(__u32 ifindex, const char *netns_path, char *buf,
+		       size_t len)
+{
+	if (ifindex != 2 || !netns_path || strcmp(netns_path, "/run/netns/b"))
+		return -ENODEV;
+	snprintf(buf, len, "veth-b");
+	return 0;
+}
+
+/* With a resolver (trace's): the device's name, the numbers described. */
+TEST(pcapng_interface_names)
+{
+	static const struct pf_resolver fake = {
+		.netns_path = fake_netns_path,
+		.ifname = fake_ifname,
+	};
+	struct pf_render_opts opts = { .filter = NULL, .names = &fake };
+	size_t len, flen = 0;
+	char *buf = fixture_read("pcapng", "rx-tx-bytes", &len), *file = NULL;
+	struct pf_trace *t;
+	struct pf_render *r;
+	FILE *m, *saved = stderr;
+	size_t i;
+
+	ASSERT_NE(NULL, buf);
+	t = pf_fgraph_parse_buf(buf, len);
+	ASSERT_NE(NULL, t);
+	m = open_memstream(&file, &flen);
+	ASSERT_NE(NULL, m);
+	r = pf_render_new(PF_FORMAT_PCAPNG, m, &opts);
+	ASSERT_NE(NULL, r);
+	stderr = fopen("/dev/null", "w");
+	for (i = 0; i < t->npackets; i++)
+		EXPECT_EQ(0, pf_render_packet(r, t->packets[i]));
+	EXPECT_EQ(0, pf_render_end(r));
+	fclose(stderr);
+	stderr = saved;
+	fclose(m);
+	/* ifindex 3's namespace is unknown: its numbers are its name. */
+	EXPECT_NE(NULL, memmem(file, flen, "ifindex 3 netns 4026532100", 26));
+	EXPECT_NE(NULL, memmem(file, flen, "\x02\x00\x06\x00veth-b", 10));
+	EXPECT_NE(NULL, memmem(file, flen, "\x03\x00\x1a\x00ifindex 2 netns 4026532165", 30));
+	free(file);
+	free(buf);
 	pf_trace_free(t);
 }
 

@@ -107,6 +107,16 @@ TEST(set_minimal_sends_count_only)
 	nlmsg_free(r.msg);
 }
 
+TEST(set_snaplen)
+{
+	struct req r;
+
+	ASSERT_EQ(0, SET(&r, "--snaplen", "100"));
+	ASSERT_NE(NULL, r.tb[PKTFILT_A_SNAPLEN]);
+	EXPECT_EQ(100, nla_get_u32(r.tb[PKTFILT_A_SNAPLEN]));
+	nlmsg_free(r.msg);
+}
+
 TEST(set_ipv4_addresses)
 {
 	struct req r;

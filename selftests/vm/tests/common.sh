@@ -313,6 +313,17 @@ trace_has_nested() { grep -q "|    .*$1()" /tmp/trace.txt; }
 pf_stat() { pktfilt show | sed -n "s/^ *$1:* *\([0-9][0-9]*\).*/\1/p" | head -1; }
 
 # expect_eq NAME GOT WANT
+# pcap_emit NAME FILE RAW [snaplen=N]: the pcapng FILE that pktfilt wrote
+# and the pktfilt_packet events of the trace RAW, between markers, for
+# selftests/host/pcap-check (tshark, on the host: selftests/check runs it
+# on the output of each group that has such markers).
+pcap_emit() {
+	echo "@@pktfilt-pcap begin $1${4:+ $4}@@"
+	grep -o 'pktfilt_packet: .*data=[0-9a-f]*' "$3" | sed 's/^/event: /'
+	base64 "$2"
+	echo "@@pktfilt-pcap end $1@@"
+}
+
 expect_eq() {
 	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "got '$2', want '$3'"; fi
 }

@@ -1510,8 +1510,11 @@ tool_cases() {
 	# Each trace switches the tracer (nop, function_graph, back): the
 	# fewer the better (selftests/vm/README.md, emulator faults).
 	name="trace --at tx,rx ping a -> b"
-	jtool "$name" --at tx,rx --proto icmp --daddr 10.10.3.2 -- ip netns exec a ping -c1 -W5 10.10.3.2
+	jtool "$name" --at tx,rx --proto icmp --daddr 10.10.3.2 --pcap $J/ping.pcapng \
+		-- ip netns exec a ping -c1 -W5 10.10.3.2
 	expect_eq "$name: one packet id" "$(g_ids | wc -l)" 1
+	# Its graphs' bytes (--pcap), read by tshark on the host.
+	pcap_emit ping $J/ping.pcapng $J/raw
 	g_expect_n "$name: its tx graph in a" " stage=tx eroot=nf_hook_slow netns=$(netns_inode a) .* root=nf_hook_slow " 1
 	if grep -q 'rx' $J/out; then ok "$name: the report names the rx stage"; else fail "$name: the report names the rx stage" "$(head -c 300 $J/out)"; fi
 

@@ -83,13 +83,14 @@ tr_module_idle() {
 	fi
 }
 
-# tr_run NAME WANT_STATUS ARGS...: pktfilt trace ARGS with stdout in
-# $TR/out and stderr in $TR/err; checks the exit status and tracefs.
+# tr_run NAME WANT_STATUS ARGS...: pktfilt trace ARGS (at $TR_AT, l4 if
+# unset) with stdout in $TR/out and stderr in $TR/err; checks the exit
+# status and tracefs.
 tr_run() {
 	_name=$1 _want=$2
 	shift 2
 	tr_snap $TR/before
-	pktfilt trace --at l4 "$@" > $TR/out 2> $TR/err
+	pktfilt trace --at "${TR_AT:-l4}" "$@" > $TR/out 2> $TR/err
 	_rc=$?
 	tr_snap $TR/after
 	if [ "$_rc" = "$_want" ]; then
@@ -908,6 +909,60 @@ tr_hold_case() {
 	fi
 }
 
+# trace --pcap (issue 33): one UDP packet, v4 then v6, traced at tx and
+# rx (v4) or tx and l4 (v6; an rx graph holds the l4 handler, so l4 has a
+# graph of its own only without rx): two graphs of one id, their bytes
+# written as pcapng, the interfaces named; the same frames from report
+# --format pcapng of the raw trace. Then a packet longer than --snaplen
+# at l4 (v4, 1500: the most) and rx (v6, 64): its event carries that many
+# bytes, and its length. selftests/host/pcap-check reads the files with
+# tshark on the host.
+tr_pcap_case() {
+	for v in 4 6; do
+		src=10.9.0.1 dst=10.9.0.2 six= at=rx
+		[ $v = 6 ] && src=fd00::1 dst=fd00::2 six=-6 at=l4
+		name="trace --pcap, udp v$v at tx,$at"
+		TR_AT=tx,$at
+		tr_run "$name" 0 --proto udp --daddr $dst --dport 9000 \
+			--functions "$TR_FUNCS" --pcap $TR/pcap$v.pcapng --raw $TR/pcap$v.raw \
+			--timeout 60 -- ip netns exec a pfsend udp $six --src $src --dst $dst \
+			--sport 4000 --dport 9000 -q
+		expect_eq "$name: both events with bytes, one id" \
+			"$(grep -o 'pktfilt_packet: .* stage=[a-z0-9]* id=[0-9]* .* data=[0-9a-f]' $TR/pcap$v.raw |
+				sed 's/.* stage=\([a-z0-9]*\) id=\([0-9]*\) .*/\1 \2/' | sort -u |
+				awk '{ s = s $1 " "; id[$2] } END { n = 0; for (i in id) n++; print s n }')" \
+			"$(echo "$at tx" | tr ' ' '\n' | sort | tr '\n' ' ')1"
+		# trace names the interfaces it finds: b's veth-b here.
+		if grep -a -q veth-b $TR/pcap$v.pcapng; then
+			ok "$name: the file names veth-b"
+		else
+			fail "$name: the file names veth-b" "$(od -c $TR/pcap$v.pcapng | head -20)"
+		fi
+		pktfilt report --format pcapng -o $TR/report$v.pcapng $TR/pcap$v.raw 2> $TR/err
+		expect_eq "$name: report --format pcapng of the raw trace" "$? $(cat $TR/err)" "0 "
+		pcap_emit udp$v $TR/pcap$v.pcapng $TR/pcap$v.raw
+		pcap_emit report$v $TR/report$v.pcapng $TR/pcap$v.raw
+
+		# v4: the most, 1500 of a 2,028-byte datagram sent in two
+		# fragments, reassembled for l4 (skb_copy_bits() over its
+		# fragment list); v6: 64 of 448 at rx.
+		at=l4 size=2000 len=2028 snap=1500
+		[ $v = 6 ] && at=rx size=400 len=448 snap=64
+		name="trace --pcap --snaplen $snap at $at, udp v$v of $len bytes"
+		TR_AT=$at
+		tr_run "$name" 0 --snaplen $snap --proto udp --daddr $dst --dport 9000 \
+			--functions "$TR_FUNCS" --pcap $TR/cut$v.pcapng --raw $TR/cut$v.raw \
+			--timeout 60 -- ip netns exec a pfsend udp $six --src $src --dst $dst \
+			--sport 4000 --dport 9000 --size $size -q
+		TR_AT=
+		expect_eq "$name: the event's length and $snap bytes" \
+			"$(sed -n 's/.* len=\([0-9]*\) .* data=\([0-9a-f]*\).*/\1 \2/p' $TR/cut$v.raw |
+				awk '{ print $1, length($2) / 2 }')" "$len $snap"
+		pcap_emit cut$v $TR/cut$v.pcapng $TR/cut$v.raw snaplen=$snap
+	done
+	tr_module_idle "trace --pcap"
+}
+
 trace_cases() {
 	mkdir -p $TR
 	grep -q '^pktfilt ' /proc/modules || insmod $PKTFILT_KO
@@ -929,6 +984,7 @@ trace_cases() {
 	timed tr_lazy_tcp_case
 	timed tr_hold_case
 	timed tr_args_case
+	timed tr_pcap_case
 	# The tool's own behaviour, the same on every kernel (TRACE_CLI=0:
 	# left out, and tr_index_case's kept-list variants and two rounds of
 	# tr_ready_case; make check runs them on one kernel, make soak on all).

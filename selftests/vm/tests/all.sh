@@ -14,6 +14,7 @@ for p in udp tcp icmp; do
 	done
 done
 timed count_case
+timed owncode_case
 timed mark_case
 timed concurrent_case
 timed clear_case

@@ -3,7 +3,7 @@
 # traffic with near misses that differ from the filter in exactly one
 # predicate, plus one matching packet, yield exactly one graph rooted at the
 # right handler, headed by the module's event with the right tuple.
-# Sourced by all.sh.
+# Sourced by all.sh and core-only.sh.
 
 # send NS PROTO FAMILY SRC DST SPORT DPORT COUNT
 send() {
@@ -304,4 +304,21 @@ owncode_case() {
 		fail "$name: the free event inside the graph" "$(grep -c . /tmp/trace.txt) lines"
 	fi
 	rmmod pktfilt || fail "$name: rmmod"
+}
+
+# core_cases: every case above (all.sh, core-only.sh without a CASE).
+core_cases() {
+	for p in udp tcp icmp; do
+		for f in 4 6; do
+			timed core_case $p $f
+		done
+	done
+	timed count_case
+	timed owncode_case
+	timed mark_case
+	timed concurrent_case
+	timed clear_case
+	timed notready_case
+	timed rmmod_case
+	timed timing_case
 }

@@ -101,6 +101,13 @@ deb: version-check
 		dpkg-buildpackage -us -uc
 	@ls -l build/deb/*.deb
 
+# make deb for arm64, cross-built here (selftests/lib/arm64-deb): the arm64
+# pktfilt package and pktfilt-dkms into build/deb-arm64/, the arm64
+# libraries from Debian's packages unpacked under build/arm64/ (nothing
+# installed on this machine).
+deb-arm64: version-check
+	selftests/lib/arm64-deb
+
 # Not kbuild's "make M=$(PWD) clean": that deletes every *.ko and *.o below
 # the directory, the VM kernel cache and the debug kernel's tree in build/
 # among them.
@@ -112,4 +119,4 @@ clean:
 	$(MAKE) -C selftests/unit clean
 
 .PHONY: all module tool check soak check-debug bench bench-check bench-reader demo modules_install install clean \
-	version-check deb
+	version-check deb deb-arm64

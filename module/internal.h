@@ -416,7 +416,7 @@ void pf_genl_notify_packet(const struct pf_key *key, u64 seq, u8 stage,
 			   u64 id, u64 held_ns);
 void pf_genl_notify_held(u32 filter_id, u32 held);
 
-/* main.c: pktfilt trace's set_ftrace_filter while lazy (never called) */
+/* anchor.c: set_ftrace_filter while a lazy filter waits (never called) */
 void pktfilt_anchor(void);
 
 /* testdelay.c: for the tests only; 0 unless given. */

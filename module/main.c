@@ -18,17 +18,6 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
-/*
- * For `pktfilt set --lazy` by hand (docs/usage.md): the one function in
- * set_ftrace_filter while function_graph runs and the filter waits (an
- * empty filter means every function, and this one is never called).
- * pktfilt trace waits with the tracer nop instead.
- */
-noinline void pktfilt_anchor(void)
-{
-	barrier();
-}
-
 static int __init pktfilt_init(void)
 {
 	int ret;

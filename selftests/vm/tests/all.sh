@@ -8,18 +8,7 @@
 
 echo "kernel $(uname -r)"
 topo_setup
-for p in udp tcp icmp; do
-	for f in 4 6; do
-		timed core_case $p $f
-	done
-done
-timed count_case
-timed mark_case
-timed concurrent_case
-timed clear_case
-timed notready_case
-timed rmmod_case
-timed timing_case
+core_cases
 trace_teardown
 trace_cases
 check_dmesg

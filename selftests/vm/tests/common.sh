@@ -148,7 +148,8 @@ buffer_restore() { echo "$pf_saved_kb" > $T/buffer_size_kb; }
 # and consume_skb tracepoints, and its hooks when a traced packet passes
 # another stage (the L4 handler wrapped at the protocol dispatch, the
 # LOCAL_OUT hook of a reply sent from the receive path). Its own functions
-# are notrace, but a kernel function it calls is traced and shows as a
+# have no ftrace call site (module/Kbuild; own_calls flags any that shows
+# as "NAME [pktfilt]()"), but a kernel function it calls is traced and shows as a
 # direct child of the kernel function that called into pktfilt. These are
 # the kernel functions pktfilt's hook and probe code could call there
 # (header walks, the filter program's helpers, bottom halves), and the
@@ -172,7 +173,10 @@ nf_hook_slow ip_protocol_deliver_rcu ip6_protocol_deliver_rcu"
 
 # own_calls [FILE]: the lines of FILE (/tmp/trace.txt) where a function of
 # PF_OWN_CALLS is called directly by one of PF_HOOK_CALLERS, as
-# "LINE: CALLER > FUNCTION". Empty if none.
+# "LINE: CALLER > FUNCTION", and where a function of pktfilt's own shows
+# (a "NAME [pktfilt]()" line: the module has no traceable function but
+# pktfilt_anchor, which is never called; module/Kbuild), as
+# "LINE: CALLER > NAME [pktfilt]". Empty if none.
 own_calls() {
 	awk -v own="$PF_OWN_CALLS" -v callers="$PF_HOOK_CALLERS" '
 	BEGIN {
@@ -198,6 +202,8 @@ own_calls() {
 		parent = fn[c, d - 2]
 		if (isown[name] && iscaller[parent])
 			print NR ": " parent " > " name
+		else if (s ~ /^[^ (]+ \[pktfilt\]\(/)
+			print NR ": " parent " > " name " [pktfilt]"
 		fn[c, d] = (s ~ /\{ *$/) ? name : ""
 	}' "${1:-/tmp/trace.txt}"
 }

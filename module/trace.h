@@ -178,6 +178,69 @@ TRACE_EVENT(pktfilt_free,
 		  pf_trace_func(p, __entry->location))
 );
 
+/*
+ * pktfilt_nft: one nftables verdict for the traced packet @id, as
+ * nf_tables' own trace would send it (nft.c): the table (family, name)
+ * and chain, the rule's handle (0: none), the trace's type (rule, return,
+ * policy), the verdict (the policy's for a policy), a jump or goto's
+ * target chain, the namespace's inode (whose ruleset it is). Names longer than PF_NFT_NAME - 1 are cut.
+ */
+#define PF_NFT_NAME	64
+
+TRACE_EVENT(pktfilt_nft,
+
+	TP_PROTO(u64 id, u8 family, const char *table, const char *chain,
+		 u64 handle, u8 type, int verdict, const char *target,
+		 unsigned int netns),
+
+	TP_ARGS(id, family, table, chain, handle, type, verdict, target,
+		netns),
+
+	TP_STRUCT__entry(
+		__field(u64, id)
+		__field(u64, handle)
+		__field(int, verdict)
+		__field(unsigned int, netns)
+		__field(u8, family)
+		__field(u8, type)
+		__array(char, table, PF_NFT_NAME)
+		__array(char, chain, PF_NFT_NAME)
+		__array(char, target, PF_NFT_NAME)
+	),
+
+	TP_fast_assign(
+		__entry->id = id;
+		__entry->handle = handle;
+		__entry->verdict = verdict;
+		__entry->netns = netns;
+		__entry->family = family;
+		__entry->type = type;
+		strscpy(__entry->table, table, PF_NFT_NAME);
+		strscpy(__entry->chain, chain, PF_NFT_NAME);
+		strscpy(__entry->target, target, PF_NFT_NAME);
+	),
+
+	/* Numbers as in linux/netfilter.h and linux/netfilter/nf_tables.h. */
+	TP_printk("id=%llu family=%s table=%s chain=%s handle=%llu type=%s verdict=%s target=%s netns=%u",
+		  __entry->id,
+		  __print_symbolic(__entry->family,
+				   { 1, "inet" }, { 2, "ip" }, { 3, "arp" },
+				   { 5, "netdev" }, { 7, "bridge" },
+				   { 10, "ip6" }),
+		  __entry->table, __entry->chain, __entry->handle,
+		  __print_symbolic(__entry->type,
+				   { 1, "policy" }, { 2, "return" },
+				   { 3, "rule" }),
+		  __print_symbolic(__entry->verdict,
+				   { 0, "drop" }, { 1, "accept" },
+				   { 2, "stolen" }, { 3, "queue" },
+				   { 4, "repeat" }, { -1, "continue" },
+				   { -2, "break" }, { -3, "jump" },
+				   { -4, "goto" }, { -5, "return" }),
+		  __entry->target[0] ? __entry->target : "-",
+		  __entry->netns)
+);
+
 #endif /* PKTFILT_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

@@ -1491,7 +1491,7 @@ static int nft_append(const struct pf_cpu *st, const char *s, size_t n,
 	len = pf_nft_format(&pkt->nft[pkt->nnft - 1], NULL, 0, true);
 	if (len < 0 || pre > n)
 		return packet_append(pkt, s, n);
-	line = malloc(pre + (size_t)len + 8);
+	line = malloc(pre + 7 + (size_t)len + 4);
 	if (!line)
 		return -ENOMEM;
 	memcpy(line, s, pre);

@@ -14,6 +14,9 @@
  * library is opened with dlopen(): without it (libnftables1 is not
  * installed) the verdicts are there without their rules' text.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* setns() */
+#endif
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -158,17 +161,29 @@ static char *ruleset_of(unsigned long ino)
 	return text;
 }
 
-/* A word of @s (at most @n bytes), quotes taken off, into @buf. */
+/* The name at @s, "quoted" (nft quotes names with spaces) or not, into @buf. */
 static const char *word(const char *s, char *buf, size_t len)
 {
-	size_t n = strcspn(s, " \t{");
+	size_t n;
 
-	if (n >= 2 && s[0] == '"' && s[n - 1] == '"') {
+	if (s[0] == '"') {
 		s++;
-		n -= 2;
+		n = strcspn(s, "\"\n");
+	} else {
+		n = strcspn(s, " \t{\n");
 	}
 	snprintf(buf, len, "%.*s", (int)n, s);
 	return buf;
+}
+
+/* Past the name at @s, quoted or not, and the space after it. */
+static const char *past_word(const char *s)
+{
+	size_t n = s[0] == '"' ? 2 + strcspn(s + 1, "\"\n") :
+		   strcspn(s, " \t{\n");
+
+	n = n < strlen(s) ? n : strlen(s);
+	return s[n] == ' ' ? s + n + 1 : s + n;
 }
 
 int pf_nft_rule_find(const char *ruleset, const char *family,
@@ -193,7 +208,7 @@ int pf_nft_rule_find(const char *ruleset, const char *family,
 		n -= tabs;
 		if (tabs == 0 && n > 6 && !strncmp(s, "table ", 6)) {
 			word(s + 6, fam, sizeof(fam));
-			word(s + 6 + strcspn(s + 6, " ") + 1, tab, sizeof(tab));
+			word(past_word(s + 6), tab, sizeof(tab));
 			in_chain = false;
 		} else if (tabs == 1) {
 			in_chain = n > 6 && !strncmp(s, "chain ", 6);

@@ -1699,6 +1699,15 @@ tool_cases() {
 	*) fail "$name: pktfilt_free reason=$(drop_reason NETFILTER_DROP)" "'$fr'" ;;
 	esac
 	if grep -q "$(drop_reason NETFILTER_DROP)" $J/out; then ok "$name: the report names $(drop_reason NETFILTER_DROP)"; else fail "$name: the report names $(drop_reason NETFILTER_DROP)" "$(head -c 300 $J/out)"; fi
+	# The rule that dropped it, its text from the ruleset (libnftables).
+	h=$(nft_handle r inet jt fw 'udp dport 7777')
+	want="# dropped: $(drop_reason NETFILTER_DROP) by inet jt fw handle $h: udp dport 7777 counter drop"
+	if grep -q -x -F "$want" $J/out; then ok "$name: $want"; else fail "$name: $want" "$(grep '^#' $J/out | head -3 | tr '\n' ';')"; fi
+	if grep -q -F "/* nft inet jt fw handle $h: drop [udp dport 7777 counter drop] */" $J/out; then
+		ok "$name: the verdict with its rule in the graph"
+	else
+		fail "$name: the verdict with its rule in the graph" "$(grep -F '/* nft' $J/out | head -3 | tr '\n' ';')"
+	fi
 	compat_case
 }
 

@@ -238,6 +238,7 @@ static int nft_copy(struct pf_packet *pkt, const struct pf_packet *from)
 		i = pkt->nnft;
 		pkt->nft[i] = from->nft[i];
 		pkt->nft[i].rule = NULL;
+		pkt->nft[i].node = NULL;	/* not the copy's */
 		if (from->nft[i].rule) {
 			pkt->nft[i].rule = strdup(from->nft[i].rule);
 			if (!pkt->nft[i].rule)

@@ -1404,6 +1404,8 @@ static int on_nft(struct pf_fgraph *p, struct pf_cpu *st,
 			 (int)strcspn(in->func, " "), in->func);
 		e.has_at = in->has_start;
 		e.at_ns = in->start_ns;
+		e.node = in;
+		e.after = in->nchildren;
 	}
 	if (r && rn) {
 		e.rule = strndup(r, rn);

@@ -111,6 +111,9 @@ struct pf_nft {
 	char in[PF_NFT_NAME];	/* the innermost call open around it */
 	uint64_t at_ns;		/* that call's start (funcgraph-abstime) */
 	bool has_at;
+	/* That call in the packet's graph, and its callees before it. */
+	const struct pf_node *node;	/* NULL in a copy (diff) */
+	size_t after;
 };
 
 struct pf_packet {

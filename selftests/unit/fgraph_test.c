@@ -1202,6 +1202,20 @@ TEST(nft_verdicts)
 			       "{\"family\":\"inet\",\"table\":\"jt\",\"chain\":\"in\",\"handle\":7,\"type\":\"rule\",\"verdict\":\"drop\",\"target\":null,\"rule\":\"udp dport 7778 counter drop\",\"in\":\"nft_do_chain\"}],"));
 	EXPECT_EQ(NULL, strstr(s, "nft_trace"));
 	free(s);
+
+	/* chrome: instants at their place, the deciding rule in the root's. */
+	s = render_str(pf_render_chrome, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(3, count_str(s, "\"cat\":\"nft\""));
+	EXPECT_NE(NULL, strstr(s, "{\"name\":\"inet pfnft in handle 4: jump sub [udp dport 7790-7791 jump sub]\",\"cat\":\"nft\",\"ph\":\"i\""));
+	EXPECT_NE(NULL, strstr(s, "\"drop_by\":\"inet jt in handle 7: udp dport 7778 counter drop\""));
+	free(s);
+	/* folded stacks (and so the SVG): the fate frame names the rule. */
+	s = render_str(pf_render_folded, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_NE(NULL, strstr(s, "[dropped: NETFILTER_DROP by inet jt in handle 7: udp dport 7778 counter drop];ip_rcv;"));
+	EXPECT_EQ(NULL, strstr(s, "nft_trace"));
+	free(s);
 	pf_trace_free(t);
 }
 

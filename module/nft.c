@@ -38,7 +38,8 @@
  * (pf_follow_known()): no event (no graph), no message, and the bit is
  * cleared. After disarm the key is off and nothing is traced.
  *
- * nft_trace_notify()'s prototype changed in 6.4: (info) before, with the
+ * nft_trace_notify()'s prototype changed in 6.4 (Kbuild tells which from
+ * the headers): (info) before, with the
  * chain, rule and verdict in struct nft_traceinfo; (pkt, verdict, rule,
  * info) after, the chain found at the end of the rule blob
  * (nft_rule_dp_last, as the kernel's nft_trace_get_chain() does). 5.10's
@@ -55,7 +56,6 @@
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/netfilter.h>
-#include <linux/version.h>
 
 #if IS_ENABLED(CONFIG_NF_TABLES)
 #include <net/netfilter/nf_tables.h>
@@ -84,7 +84,7 @@ struct pf_nft_info {
 	u8 policy;
 };
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#ifdef PF_NFT_TRACE_NOTIFY_PKT
 static const struct nft_chain *notrace
 pf_nft_rule_chain(const struct nft_rule_dp *rule,
 		  const struct nft_traceinfo *info)
@@ -130,7 +130,7 @@ static void notrace pf_nft_args(struct pt_regs *regs, struct pf_nft_info *n)
 	n->chain = info->chain ?: &info->basechain->chain;
 	n->handle = 0;
 	if (info->rule &&
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 17, 0)
+#ifdef PF_NFT_RULE_DP
 	    !info->rule->is_last &&
 #endif
 	    !(info->type == NFT_TRACETYPE_RETURN &&

@@ -64,6 +64,21 @@ static inline const char *pf_trace_func(struct trace_seq *p,
 	trace_seq_putc(p, 0);
 	return ret;
 }
+
+/*
+ * A name of pktfilt_nft's, cut to @len - 1: copied inline, since the
+ * event is recorded inside a graph, where a call to the kernel's string
+ * functions would show.
+ */
+static __always_inline void pf_trace_name(char *dst, const char *src,
+					  int len)
+{
+	int i;
+
+	for (i = 0; i < len - 1 && src[i]; i++)
+		dst[i] = src[i];
+	dst[i] = 0;
+}
 #endif
 
 TRACE_EVENT(pktfilt_packet,
@@ -215,9 +230,9 @@ TRACE_EVENT(pktfilt_nft,
 		__entry->netns = netns;
 		__entry->family = family;
 		__entry->type = type;
-		strscpy(__entry->table, table, PF_NFT_NAME);
-		strscpy(__entry->chain, chain, PF_NFT_NAME);
-		strscpy(__entry->target, target, PF_NFT_NAME);
+		pf_trace_name(__entry->table, table, PF_NFT_NAME);
+		pf_trace_name(__entry->chain, chain, PF_NFT_NAME);
+		pf_trace_name(__entry->target, target, PF_NFT_NAME);
 	),
 
 	/* Numbers as in linux/netfilter.h and linux/netfilter/nf_tables.h. */

@@ -1006,6 +1006,12 @@ nftv_cases() {
 		*"/* nft inet jt in handle $h: drop"*) ok "nft rx drop: report's text has the verdict in the graph" ;;
 		*) fail "nft rx drop: report's text has the verdict in the graph" "$(echo "$rep" | grep nft | head -3 | tr '\n' ';')" ;;
 		esac
+		# Nothing of pktfilt's own (its kprobe handler, the event) is
+		# recorded under nft_trace_notify(): a leaf, or an event only.
+		own=$(awk '/nft_trace_notify[^(]*\(\) \{/ { inn = 1; next }
+			inn && /\|[ ]*}/ { inn = 0; next }
+			inn && /\(\)/ { print }' /tmp/trace.txt | head -3)
+		expect_eq "nft rx drop: nothing of pktfilt's under nft_trace_notify" "$own" ""
 		if echo "$rep" | grep -q -E 'nft_trace_(init|notify)|__nft_trace_packet'; then
 			fail "nft rx drop: nftables' tracing functions left out of the graph" "$(echo "$rep" | grep -E 'nft_trace' | head -3 | tr '\n' ';')"
 		else

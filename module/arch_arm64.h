@@ -26,6 +26,17 @@ static __always_inline void pf_arch_null_args01(struct pt_regs *regs)
 }
 
 /*
+ * A kprobe at a function's entry: the function returns at once, to its
+ * caller (the link register; error injection's
+ * override_function_with_return()). @ret is x86's.
+ */
+static __always_inline void pf_arch_skip_function(struct pt_regs *regs,
+						  void (*ret)(void))
+{
+	instruction_pointer_set(regs, procedure_link_pointer(regs));
+}
+
+/*
  * An indirect call (BLR) on a BTI kernel must land on BTI C or JC, or on
  * PACIASP/PACIBSP, which act as one; the compiler puts one at the start of
  * every address-taken function with -mbranch-protection=pac-ret+bti.

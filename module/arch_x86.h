@@ -23,6 +23,18 @@ static __always_inline void pf_arch_null_args01(struct pt_regs *regs)
 }
 
 /*
+ * A kprobe at a function's entry: the function returns at once, to its
+ * caller, through @ret, a function that only returns (error injection's
+ * just_return_func), whose return pops the return address the call left:
+ * the one function_graph may have replaced meanwhile.
+ */
+static __always_inline void pf_arch_skip_function(struct pt_regs *regs,
+						  void (*ret)(void))
+{
+	instruction_pointer_set(regs, (unsigned long)ret);
+}
+
+/*
  * An indirect call on an IBT kernel must land on ENDBR64. Checked rather
  * than trusted, since QEMU does not enforce IBT.
  */

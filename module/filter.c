@@ -83,7 +83,7 @@ static u32 notrace pf_pkt_len(const struct sk_buff *skb)
 
 enum pf_verdict notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 {
-	bool claimed = false, exhausted;
+	bool claimed = false, exhausted, followed = pkt->id, marked;
 	u64 seq, held;
 	u32 len;
 
@@ -161,7 +161,9 @@ enum pf_verdict notrace pf_begin(struct pf_filter *f, struct pf_pkt *pkt)
 			     min(len, f->snaplen));
 	pf_genl_notify_packet(&pkt->key, seq, pkt->stage, pkt->id, held);
 
+	marked = pf_nft_mark(pkt->skb, pkt->id, followed);
 	if (!pf_gate_open()) {
+		pf_nft_unmark(pkt->skb, marked);
 		/*
 		 * Kprobes were just disabled (see above). Counted, never
 		 * hidden; its later stages must not claim it again.
@@ -250,6 +252,7 @@ struct pf_filter *notrace pf_stage_filter(enum pktfilt_stage stage)
 void notrace pf_rcv_end(void)
 {
 	pf_gate_close();
+	pf_nft_end();
 }
 
 static unsigned int pf_spec_slots(const struct pf_spec *s)
@@ -307,6 +310,7 @@ static void pf_disarm_locked(const char *reason)
 	pf_tx_remove();
 	pf_gate_reopen_off();
 	pf_follow_disarm();
+	pf_nft_disarm();
 	pf_exhausted_since = 0;
 	/* Held packets go on, untraced (their filter is gone). */
 	pf_hold_release();
@@ -361,6 +365,8 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 	f->family = f->spec.saddr.family ?: f->spec.daddr.family;
 	pf_quick_init(&f->quick, &f->spec);
 	ret = pf_follow_arm(extack);
+	if (!ret)
+		pf_nft_arm();
 	if (!ret && f->slots)
 		ret = pf_hooks_install(f->slots, extack);
 	if (!ret && (f->stages & BIT(PKTFILT_STAGE_RX)))

@@ -389,6 +389,13 @@ bool pf_gate_open(void);
 bool pf_gate_is_open(void);
 void pf_gate_close(void);
 
+/* nft.c: nftables verdicts of the traced packet (pktfilt_nft) */
+void pf_nft_arm(void);
+void pf_nft_disarm(void);
+bool pf_nft_mark(struct sk_buff *skb, u64 id, bool followed);
+void pf_nft_end(void);
+void pf_nft_unmark(struct sk_buff *skb, bool marked);
+
 /* watch.c: disarming when tracefs changes under an armed filter */
 void pf_watch_init(void);
 const char *pf_watch_missing(void);

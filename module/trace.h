@@ -64,6 +64,21 @@ static inline const char *pf_trace_func(struct trace_seq *p,
 	trace_seq_putc(p, 0);
 	return ret;
 }
+
+/*
+ * A name of pktfilt_nft's, cut to @len - 1: copied inline, since the
+ * event is recorded inside a graph, where a call to the kernel's string
+ * functions would show.
+ */
+static __always_inline void pf_trace_name(char *dst, const char *src,
+					  int len)
+{
+	int i;
+
+	for (i = 0; i < len - 1 && src[i]; i++)
+		dst[i] = src[i];
+	dst[i] = 0;
+}
 #endif
 
 /*
@@ -193,6 +208,69 @@ TRACE_EVENT(pktfilt_free,
 				   { PF_FREE_CONSUMED, "CONSUMED" },
 				   PF_DROP_REASONS),
 		  pf_trace_func(p, __entry->location))
+);
+
+/*
+ * pktfilt_nft: one nftables verdict for the traced packet @id, as
+ * nf_tables' own trace would send it (nft.c): the table (family, name)
+ * and chain, the rule's handle (0: none), the trace's type (rule, return,
+ * policy), the verdict (the policy's for a policy), a jump or goto's
+ * target chain, the namespace's inode (whose ruleset it is). Names longer than PF_NFT_NAME - 1 are cut.
+ */
+#define PF_NFT_NAME	64
+
+TRACE_EVENT(pktfilt_nft,
+
+	TP_PROTO(u64 id, u8 family, const char *table, const char *chain,
+		 u64 handle, u8 type, int verdict, const char *target,
+		 unsigned int netns),
+
+	TP_ARGS(id, family, table, chain, handle, type, verdict, target,
+		netns),
+
+	TP_STRUCT__entry(
+		__field(u64, id)
+		__field(u64, handle)
+		__field(int, verdict)
+		__field(unsigned int, netns)
+		__field(u8, family)
+		__field(u8, type)
+		__array(char, table, PF_NFT_NAME)
+		__array(char, chain, PF_NFT_NAME)
+		__array(char, target, PF_NFT_NAME)
+	),
+
+	TP_fast_assign(
+		__entry->id = id;
+		__entry->handle = handle;
+		__entry->verdict = verdict;
+		__entry->netns = netns;
+		__entry->family = family;
+		__entry->type = type;
+		pf_trace_name(__entry->table, table, PF_NFT_NAME);
+		pf_trace_name(__entry->chain, chain, PF_NFT_NAME);
+		pf_trace_name(__entry->target, target, PF_NFT_NAME);
+	),
+
+	/* Numbers as in linux/netfilter.h and linux/netfilter/nf_tables.h. */
+	TP_printk("id=%llu family=%s table=%s chain=%s handle=%llu type=%s verdict=%s target=%s netns=%u",
+		  __entry->id,
+		  __print_symbolic(__entry->family,
+				   { 1, "inet" }, { 2, "ip" }, { 3, "arp" },
+				   { 5, "netdev" }, { 7, "bridge" },
+				   { 10, "ip6" }),
+		  __entry->table, __entry->chain, __entry->handle,
+		  __print_symbolic(__entry->type,
+				   { 1, "policy" }, { 2, "return" },
+				   { 3, "rule" }),
+		  __print_symbolic(__entry->verdict,
+				   { 0, "drop" }, { 1, "accept" },
+				   { 2, "stolen" }, { 3, "queue" },
+				   { 4, "repeat" }, { -1, "continue" },
+				   { -2, "break" }, { -3, "jump" },
+				   { -4, "goto" }, { -5, "return" }),
+		  __entry->target[0] ? __entry->target : "-",
+		  __entry->netns)
 );
 
 #endif /* PKTFILT_TRACE_H */

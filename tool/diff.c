@@ -202,12 +202,50 @@ static void node_free(struct pf_node *node)
 	free(node);
 }
 
+static void nft_free(struct pf_packet *pkt)
+{
+	size_t i;
+
+	for (i = 0; i < pkt->nnft; i++)
+		free(pkt->nft[i].rule);
+	free(pkt->nft);
+	pkt->nft = NULL;
+	pkt->nnft = 0;
+}
+
 void pf_diff_packet_free(struct pf_packet *pkt)
 {
 	if (!pkt)
 		return;
+	nft_free(pkt);
 	node_free(pkt->graph);
 	free(pkt);
+}
+
+/* The nftables verdicts of @from into @pkt (a copy): 0, or -ENOMEM. */
+static int nft_copy(struct pf_packet *pkt, const struct pf_packet *from)
+{
+	size_t i;
+
+	pkt->nft = NULL;
+	pkt->nnft = 0;
+	if (!from->nnft)
+		return 0;
+	pkt->nft = calloc(from->nnft, sizeof(*pkt->nft));
+	if (!pkt->nft)
+		return -ENOMEM;
+	for (; pkt->nnft < from->nnft; pkt->nnft++) {
+		i = pkt->nnft;
+		pkt->nft[i] = from->nft[i];
+		pkt->nft[i].rule = NULL;
+		pkt->nft[i].node = NULL;	/* not the copy's */
+		if (from->nft[i].rule) {
+			pkt->nft[i].rule = strdup(from->nft[i].rule);
+			if (!pkt->nft[i].rule)
+				return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 static struct pf_node *node_copy(const struct pf_node *from, size_t *budget)
@@ -264,10 +302,15 @@ struct pf_packet *pf_diff_packet_copy(const struct pf_packet *from)
 	pkt->raw_cap = 0;
 	pkt->chunks = NULL;
 	pkt->graph = NULL;
+	if (nft_copy(pkt, from)) {
+		pf_diff_packet_free(pkt);
+		errno = ENOMEM;
+		return NULL;
+	}
 	if (from->graph) {
 		pkt->graph = node_copy(from->graph, &budget);
 		if (!pkt->graph) {
-			free(pkt);
+			pf_diff_packet_free(pkt);
 			return NULL;
 		}
 	}
@@ -388,6 +431,59 @@ oom:
 	return NULL;
 }
 
+/*
+ * "nft": [{"family", "table", "chain", "handle", "type", "verdict",
+ * "target", "rule", "in"}, ...] (render.c's json_nft()), if there.
+ */
+static bool j_nft(const struct pf_json *o, struct pf_packet *pkt, char *err,
+		  size_t errlen)
+{
+	const struct pf_json *a = pf_json_get(o, "nft"), *v;
+	size_t i;
+
+	if (!a || a->type == PF_J_NULL)
+		return true;
+	if (a->type != PF_J_ARR) {
+		snprintf(err, errlen, "\"nft\" is not an array");
+		return false;
+	}
+	if (!a->n)
+		return true;
+	pkt->nft = calloc(a->n, sizeof(*pkt->nft));
+	if (!pkt->nft) {
+		snprintf(err, errlen, "out of memory");
+		return false;
+	}
+	for (i = 0; i < a->n; i++) {
+		const struct pf_json *e = a->items[i];
+		struct pf_nft *n = &pkt->nft[i];
+
+		pkt->nnft = i + 1;
+		if (e->type != PF_J_OBJ) {
+			snprintf(err, errlen, "\"nft\" holds a non-object");
+			return false;
+		}
+		if (!j_str(e, "family", n->family, sizeof(n->family), err, errlen) ||
+		    !j_str(e, "table", n->table, sizeof(n->table), err, errlen) ||
+		    !j_str(e, "chain", n->chain, sizeof(n->chain), err, errlen) ||
+		    !j_str(e, "type", n->type, sizeof(n->type), err, errlen) ||
+		    !j_str(e, "verdict", n->verdict, sizeof(n->verdict), err, errlen) ||
+		    !j_str(e, "target", n->target, sizeof(n->target), err, errlen) ||
+		    !j_str(e, "in", n->in, sizeof(n->in), err, errlen) ||
+		    !j_u64(e, "handle", UINT64_MAX, &n->handle, err, errlen))
+			return false;
+		v = pf_json_get(e, "rule");
+		if (v && v->type == PF_J_STR) {
+			n->rule = strdup(v->str);
+			if (!n->rule) {
+				snprintf(err, errlen, "out of memory");
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 struct pf_packet *pf_diff_packet_json(const char *line, size_t len,
 				      char *err, size_t errlen)
 {
@@ -460,6 +556,8 @@ struct pf_packet *pf_diff_packet_json(const char *line, size_t len,
 		snprintf(err, errlen, "\"fate\" is not consumed, dropped or null");
 		goto bad;
 	}
+	if (!j_nft(o, pkt, err, errlen))
+		goto bad;
 	v = pf_json_get(o, "complete");
 	pkt->complete = !v || (v->type == PF_J_BOOL && v->b);
 	v = pf_json_get(o, "graph");
@@ -934,6 +1032,45 @@ static bool same_fate(const struct pf_packet *a, const struct pf_packet *b)
 		!strcmp(a->drop_func, b->drop_func));
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The same nftables verdicts, in the same order, for the same rules. */
+static bool same_nft(const struct pf_packet *a, const struct pf_packet *b)
+{
+	size_t i;
+
+	if (a->nnft != b->nnft)
+		return false;
+	for (i = 0; i < a->nnft; i++) {
+		const struct pf_nft *x = &a->nft[i], *y = &b->nft[i];
+
+		if (x->handle != y->handle || strcmp(x->family, y->family) ||
+		    strcmp(x->table, y->table) || strcmp(x->chain, y->chain) ||
+		    strcmp(x->type, y->type) ||
+		    strcmp(x->verdict, y->verdict) ||
+		    strcmp(x->target, y->target) || !same_str(x->rule, y->rule))
+			return false;
+	}
+	return true;
+}
+
+/* "    A: inet jt in handle 7: drop [...]" per verdict of @pkt. */
+static void put_nft(FILE *out, const char *side, const struct pf_packet *pkt)
+{
+	char buf[1024];
+	size_t i;
+
+	if (!pkt->nnft)
+		fprintf(out, "    %s: none\n", side);
+	for (i = 0; i < pkt->nnft; i++) {
+		pf_nft_format(&pkt->nft[i], buf, sizeof(buf), true);
+		fprintf(out, "    %s: %s\n", side, buf);
+	}
+}
+
 static void text_packet(FILE *out, const char *mark, const char *side,
 			const struct pf_packet *pkt, const char *name)
 {
@@ -1087,6 +1224,11 @@ static void text_out(FILE *out, const struct pf_packet *a,
 	}
 	if (strcmp(a->stage, b->stage))
 		fprintf(out, "stage differs: A %s, B %s\n", a->stage, b->stage);
+	if (!same_nft(a, b)) {
+		fputs("nftables verdicts differ:\n", out);
+		put_nft(out, "A", a);
+		put_nft(out, "B", b);
+	}
 	fprintf(out, "calls: %" PRIu64 " in both, %" PRIu64 " only in A, %"
 		PRIu64 " only in B", w->common, w->only_a, w->only_b);
 	if (w->places)
@@ -1303,10 +1445,12 @@ static void json_out(FILE *out, const struct pf_packet *a,
 	fputs(",\"b\":", out);
 	j_packet(out, b, o->name_b);
 	fprintf(out, ",\"same\":%s,\"same_tree\":%s,\"same_returns\":%s,"
-		"\"same_fate\":%s,\"same_stage\":%s", same ? "true" : "false",
+		"\"same_fate\":%s,\"same_stage\":%s,\"same_nft\":%s",
+		same ? "true" : "false",
 		w->places ? "false" : "true", w->rets ? "false" : "true",
 		same_fate(a, b) ? "true" : "false",
-		strcmp(a->stage, b->stage) ? "false" : "true");
+		strcmp(a->stage, b->stage) ? "false" : "true",
+		same_nft(a, b) ? "true" : "false");
 	fprintf(out, ",\"calls\":{\"common\":%" PRIu64 ",\"only_a\":%" PRIu64
 		",\"only_b\":%" PRIu64 ",\"places\":%" PRIu64 "}", w->common,
 		w->only_a, w->only_b, w->places);
@@ -1582,7 +1726,7 @@ int pf_diff(FILE *out, const struct pf_packet *a, const struct pf_packet *b,
 		goto out;
 	}
 	same = !w->places && !w->rets && same_fate(a, b) &&
-	       !strcmp(a->stage, b->stage);
+	       !strcmp(a->stage, b->stage) && same_nft(a, b);
 	ret = same ? EXIT_SAME : EXIT_DIFFER;
 	if (o->format == PF_DIFF_CHROME) {
 		int err = chrome_out(out, a, b, o);

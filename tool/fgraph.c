@@ -45,6 +45,7 @@
  * first free of an id counts (the last PF_FREED_IDS ids are remembered).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,9 @@ struct pf_cpu {
 	struct pf_node *detached;	/* stack[0] if not in the graph */
 	uint64_t lost_all;	/* the parser's lost_all when pkt opened */
 	struct pf_fgraph *p;	/* the parser */
+	bool nft_fresh;		/* on_nft() took the line's verdict */
+	bool skipping;		/* inside an nftables tracing call: */
+	size_t skip;		/* ... its depth (is_nft_trace_func()) */
 };
 
 struct pf_fgraph {
@@ -905,6 +909,9 @@ static void packet_free(struct pf_packet *pkt)
 		next = c->next;
 		free(c);
 	}
+	for (size_t i = 0; i < pkt->nnft; i++)
+		free(pkt->nft[i].rule);
+	free(pkt->nft);
 	free(pkt->raw_text);
 	free(pkt->data);
 	free(pkt);
@@ -1390,6 +1397,202 @@ static int on_free(struct pf_fgraph *p, const struct pf_line *l)
 	return 0;
 }
 
+static bool is_nft(const struct pf_line *l)
+{
+	static const char tag[] = "pktfilt_nft:";
+
+	return l->kind == PF_K_COMMENT && l->text_len >= sizeof(tag) - 1 &&
+	       !memcmp(l->text, tag, sizeof(tag) - 1);
+}
+
+/*
+ * nftables' own tracing functions: they run for a packet pktfilt marked
+ * (module/nft.c), not for the packet's sake, and are left out of its
+ * graph with what they call. Their pktfilt_nft events stay.
+ */
+static bool is_nft_trace_func(const char *name, size_t len)
+{
+	static const char *const funcs[] = {
+		"nft_trace_init", "__nft_trace_packet", "nft_trace_packet",
+		"nft_trace_notify",
+	};
+	size_t i, n = 0;
+
+	while (n < len && name[n] != ' ' && name[n] != '.')
+		n++;
+	for (i = 0; i < ARRAY_SIZE(funcs); i++)
+		if (strlen(funcs[i]) == n && !memcmp(name, funcs[i], n))
+			return true;
+	return false;
+}
+
+/*
+ * "pktfilt_nft: id=N family=F table=T chain=C handle=H type=Y verdict=V
+ * target=G netns=I[ rule=TEXT]": a verdict of the packet open on this CPU (rule=,
+ * to the end, is pktfilt trace's: the rule's text when it was captured).
+ * 1 if not understood, 0 (also when no packet is open: ignored), -ENOMEM.
+ */
+static int on_nft(struct pf_fgraph *p, struct pf_cpu *st,
+		  const struct pf_line *l)
+{
+	static const char tag[] = "pktfilt_nft:", rule_key[] = " rule=";
+	const char *t = l->text + sizeof(tag) - 1, *r;
+	size_t n = l->text_len - (sizeof(tag) - 1), rn = 0;
+	struct pf_packet *pkt = st->pkt;
+	struct pf_nft *nft, e = { 0 };
+	uint64_t netns;
+	char buf[32];
+
+	/* rule= last, its text with spaces: the other fields before it. */
+	for (r = NULL, rn = 0; !r && rn + sizeof(rule_key) - 1 <= n; rn++)
+		if (!memcmp(t + rn, rule_key, sizeof(rule_key) - 1))
+			r = t + rn;
+	rn = 0;
+	if (r) {
+		rn = n - (size_t)(r - t) - (sizeof(rule_key) - 1);
+		n = (size_t)(r - t);
+		r += sizeof(rule_key) - 1;
+		while (rn && r[rn - 1] == ' ')
+			rn--;
+	}
+	if (!event_field(t, n, "id", buf, sizeof(buf)) ||
+	    !event_field(t, n, "table", e.table, sizeof(e.table)) ||
+	    !event_field(t, n, "chain", e.chain, sizeof(e.chain)) ||
+	    !event_number(t, n, "handle", UINT64_MAX, false, &e.handle) ||
+	    !event_number(t, n, "netns", UINT32_MAX, false, &netns))
+		return 1;
+	e.netns = (unsigned long)netns;
+	event_field(t, n, "family", e.family, sizeof(e.family));
+	event_field(t, n, "type", e.type, sizeof(e.type));
+	event_field(t, n, "verdict", e.verdict, sizeof(e.verdict));
+	if (event_field(t, n, "target", e.target, sizeof(e.target)) &&
+	    !strcmp(e.target, "-"))
+		e.target[0] = '\0';
+	if (!pkt || !st->rooted)
+		return 0;
+	if (st->sp) {
+		const struct pf_node *in = st->stack[st->sp - 1];
+
+		snprintf(e.in, sizeof(e.in), "%.*s",
+			 (int)strcspn(in->func, " "), in->func);
+		e.has_at = in->has_start;
+		e.at_ns = in->start_ns;
+		e.node = in;
+		e.after = in->nchildren;
+	}
+	if (r && rn) {
+		e.rule = strndup(r, rn);
+		if (!e.rule)
+			return -ENOMEM;
+	}
+	nft = realloc(pkt->nft, (pkt->nnft + 1) * sizeof(*nft));
+	if (!nft) {
+		free(e.rule);
+		return -ENOMEM;
+	}
+	pkt->nft = nft;
+	nft[pkt->nnft++] = e;
+	p->trace->stats.nft++;
+	st->nft_fresh = true;
+	return 0;
+}
+
+/* snprintf() at *@n of @buf, past its end too: the length adds up. */
+static void nft_add(char *buf, size_t len, int *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void nft_add(char *buf, size_t len, int *n, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (*n < 0)
+		return;
+	va_start(ap, fmt);
+	if ((size_t)*n < len)
+		k = vsnprintf(buf + *n, len - (size_t)*n, fmt, ap);
+	else
+		k = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	*n = k < 0 ? k : *n + k;
+}
+
+int pf_nft_format(const struct pf_nft *e, char *buf, size_t len,
+		  bool verdict)
+{
+	int n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	nft_add(buf, len, &n, "%s %s %s", e->family[0] ? e->family : "?",
+		e->table, e->chain);
+	if (e->handle)
+		nft_add(buf, len, &n, " handle %" PRIu64, e->handle);
+	else
+		nft_add(buf, len, &n, " %s", e->type[0] ? e->type : "?");
+	if (verdict)
+		nft_add(buf, len, &n, ": %s%s%s",
+			e->verdict[0] ? e->verdict : "?",
+			e->target[0] ? " " : "", e->target);
+	if (e->rule)
+		nft_add(buf, len, &n, verdict ? " [%s]" : ": %s", e->rule);
+	return n;
+}
+
+/*
+ * The line of a verdict on_nft() took, as the text shows it: the kernel's
+ * prefix (time, CPU, indentation: that of a call of the innermost one
+ * open in the graph, the tracing functions it was in being left out),
+ * then "/" "* nft inet filter input handle 7: drop [udp dport 7778
+ * counter drop] *" "/".
+ */
+static int nft_append(const struct pf_cpu *st, const char *s, size_t n,
+		      const struct pf_line *l)
+{
+	struct pf_packet *pkt = st->pkt;
+	const char *c = l->text;
+	size_t pre, want = st->base + st->sp, cut;
+	char *line;
+	int k, len, err;
+
+	while (c > s && !(c[0] == '/' && c[1] == '*'))
+		c--;
+	pre = (size_t)(c - s);
+	/* Deeper than the graph around it: inside the tracing functions. */
+	cut = l->depth > want ? 2 * (l->depth - want) : 0;
+	while (cut && pre && s[pre - 1] == ' ') {
+		pre--;
+		cut--;
+	}
+	len = pf_nft_format(&pkt->nft[pkt->nnft - 1], NULL, 0, true);
+	if (len < 0 || pre > n)
+		return packet_append(pkt, s, n);
+	line = malloc(pre + 7 + (size_t)len + 4);
+	if (!line)
+		return -ENOMEM;
+	memcpy(line, s, pre);
+	memcpy(line + pre, "/* nft ", 7);
+	pf_nft_format(&pkt->nft[pkt->nnft - 1], line + pre + 7,
+		      (size_t)len + 1, true);
+	k = (int)(pre + 7 + (size_t)len);
+	memcpy(line + k, " */", 3);
+	err = packet_append(pkt, line, (size_t)k + 3);
+	free(line);
+	return err;
+}
+
+const struct pf_nft *pf_nft_fate(const struct pf_packet *pkt)
+{
+	const struct pf_nft *e;
+
+	if (!pkt->nnft)
+		return NULL;
+	e = &pkt->nft[pkt->nnft - 1];
+	if (strcmp(e->verdict, "drop") && strcmp(e->verdict, "queue") &&
+	    strcmp(e->verdict, "stolen"))
+		return NULL;
+	return e;
+}
+
 /* 0, -ENOMEM, or 1 if the event is not understood (and so ignored). */
 static int on_event(struct pf_fgraph *p, struct pf_cpu *st,
 		    const struct pf_line *l)
@@ -1409,6 +1612,7 @@ static int on_event(struct pf_fgraph *p, struct pf_cpu *st,
 	}
 	st->pkt = pkt;
 	st->lost_all = p->lost_all;
+	st->skipping = false;
 	return 0;
 }
 
@@ -1679,6 +1883,12 @@ static int process_line(struct pf_fgraph *p, const char *s, size_t n,
 	} else if (is_free(l)) {
 		if (on_free(p, l))
 			stats->garbage++;
+	} else if (is_nft(l)) {
+		err = on_nft(p, st, l);
+		if (err < 0)
+			return err;
+		if (err)
+			stats->garbage++;
 	} else if (st->rooted && (l->kind == PF_K_ENTRY ||
 				  l->kind == PF_K_LEAF ||
 				  l->kind == PF_K_RETURN) &&
@@ -1692,6 +1902,22 @@ static int process_line(struct pf_fgraph *p, const char *s, size_t n,
 			outside(p, l);
 		return 0;
 	}
+	/* nftables' tracing functions: pktfilt's doing, not in the graph. */
+	if (st->rooted && st->skipping &&
+	    (l->kind == PF_K_ENTRY || l->kind == PF_K_LEAF ||
+	     l->kind == PF_K_RETURN)) {
+		if (l->depth > st->skip)
+			return 0;
+		st->skipping = false;
+		if (l->kind == PF_K_RETURN && l->depth == st->skip)
+			return 0;
+	}
+	if (st->rooted && (l->kind == PF_K_ENTRY || l->kind == PF_K_LEAF) &&
+	    l->depth > st->base && is_nft_trace_func(l->name, l->name_len)) {
+		st->skipping = l->kind == PF_K_ENTRY;
+		st->skip = l->depth;
+		return 0;
+	}
 	/*
 	 * The line belongs to the packet open on its CPU; but calls before
 	 * its root (an interrupt between the event and the handler, its
@@ -1700,7 +1926,12 @@ static int process_line(struct pf_fgraph *p, const char *s, size_t n,
 	 */
 	pkt = st->pkt;
 	mark = pkt->raw_len;
-	err = packet_append(pkt, s, n);
+	if (st->nft_fresh) {
+		st->nft_fresh = false;
+		err = nft_append(st, s, n, l);
+	} else {
+		err = packet_append(pkt, s, n);
+	}
 	if (err)
 		return err;
 	switch (l->kind) {

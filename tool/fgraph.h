@@ -95,6 +95,29 @@ enum pf_fate {
 	PF_FATE_DROPPED,	/* any other reason */
 };
 
+/*
+ * One nftables verdict of the packet, from a pktfilt_nft event inside its
+ * graph (module/nft.c): nf_tables' own trace of the packet, at its place.
+ */
+#define PF_NFT_NAME	64
+struct pf_nft {
+	char family[8];		/* "inet", "ip", "ip6", "bridge", ... */
+	char table[PF_NFT_NAME];
+	char chain[PF_NFT_NAME];
+	uint64_t handle;	/* the rule's, 0: none (a policy, a return) */
+	char type[8];		/* "rule", "return", "policy" */
+	char verdict[12];	/* "accept", "drop", "jump", "continue", ... */
+	char target[PF_NFT_NAME];	/* jump/goto's chain, "" if none */
+	char *rule;		/* the rule's text (rule=), NULL if unknown */
+	unsigned long netns;	/* the namespace's inode, whose ruleset */
+	char in[PF_NFT_NAME];	/* the innermost call open around it */
+	uint64_t at_ns;		/* that call's start (funcgraph-abstime) */
+	bool has_at;
+	/* That call in the packet's graph, and its callees before it. */
+	const struct pf_node *node;	/* NULL in a copy (diff) */
+	size_t after;
+};
+
 struct pf_packet {
 	/* From the pktfilt_packet event; 0 or "" where it lacks a field. */
 	uint64_t seq;
@@ -126,6 +149,10 @@ struct pf_packet {
 	char drop_reason[48];	/* the kernel's name, "CONSUMED" too */
 	char drop_func[128];	/* func= without +OFF/SIZE, "" if 0x0 */
 
+	/* Its nftables verdicts (pktfilt_nft events in its graph), in order. */
+	struct pf_nft *nft;
+	size_t nnft;
+
 	struct pf_node *graph;	/* the handler's call tree, NULL if none */
 	bool complete;		/* root returned and nothing missing */
 	unsigned int incomplete;	/* enum pf_incomplete bits */
@@ -150,6 +177,7 @@ struct pf_trace_stats {
 	uint64_t garbage;	/* lines not understood */
 	uint64_t frees;		/* pktfilt_free events understood */
 	uint64_t frees_unmatched;	/* of them, first of their id, no packet */
+	uint64_t nft;		/* pktfilt_nft events given to a packet */
 	bool truncated;		/* the last line had no newline and is cut */
 	uint64_t streamed;	/* packets handed to a pf_packet_fn */
 	uint64_t streamed_incomplete;	/* of them, not complete */
@@ -239,5 +267,19 @@ struct pf_arg {
  * first): true with @a set and *@pos moved on, false after the last.
  */
 bool pf_args_next(const char *args, size_t *pos, struct pf_arg *a);
+
+/*
+ * The verdict that decided the packet's fate: its last nftables verdict
+ * if it is a drop (or queue, stolen), else NULL.
+ */
+const struct pf_nft *pf_nft_fate(const struct pf_packet *pkt);
+
+/*
+ * "inet filter input handle 7" (or "... policy", "... return" without a
+ * rule), with @verdict ": drop" or ": jump sub" and " [RULE]", else
+ * ": RULE", into @buf (snprintf's way): its length.
+ */
+int pf_nft_format(const struct pf_nft *e, char *buf, size_t len,
+		  bool verdict);
 
 #endif /* PKTFILT_FGRAPH_H */

@@ -65,11 +65,23 @@ void print_packet_name(FILE *out, const struct pf_packet *pkt)
  */
 int format_fate(const struct pf_packet *pkt, char *buf, size_t len)
 {
+	const struct pf_nft *e = pf_nft_fate(pkt);
+	int n;
+
 	switch (pkt->fate) {
 	case PF_FATE_CONSUMED:
 		snprintf(buf, len, "consumed");
 		return 1;
 	case PF_FATE_DROPPED:
+		if (e) {
+			/* "by inet filter input handle 7: udp dport 7778 drop" */
+			n = snprintf(buf, len, "dropped: %s by ",
+				     pkt->drop_reason);
+			if (n >= 0 && (size_t)n < len)
+				pf_nft_format(e, buf + n, len - (size_t)n,
+					      false);
+			return 1;
+		}
 		snprintf(buf, len, "dropped: %s%s%s", pkt->drop_reason,
 			 pkt->drop_func[0] ? " in " : "", pkt->drop_func);
 		return 1;
@@ -444,6 +456,47 @@ void json_str_or_null(struct pf_obuf *b, const char *str)
 		ob_lit(b, "null");
 }
 
+/*
+ * "nft": [{"family": F, "table": T, "chain": C, "handle": N or null,
+ * "type": "rule", "verdict": "drop", "target": CHAIN or null, "rule":
+ * TEXT or null, "in": FUNC}, ...]: its nftables verdicts, in order.
+ */
+static void json_nft(struct pf_obuf *b, const struct pf_packet *pkt)
+{
+	size_t i;
+
+	ob_lit(b, ",\"nft\":[");
+	for (i = 0; i < pkt->nnft; i++) {
+		const struct pf_nft *e = &pkt->nft[i];
+
+		if (i)
+			ob_char(b, ',');
+		ob_lit(b, "{\"family\":");
+		json_str(b, e->family);
+		ob_lit(b, ",\"table\":");
+		json_str(b, e->table);
+		ob_lit(b, ",\"chain\":");
+		json_str(b, e->chain);
+		ob_lit(b, ",\"handle\":");
+		if (e->handle)
+			ob_u64(b, e->handle, false);
+		else
+			ob_lit(b, "null");
+		ob_lit(b, ",\"type\":");
+		json_str(b, e->type);
+		ob_lit(b, ",\"verdict\":");
+		json_str(b, e->verdict);
+		ob_lit(b, ",\"target\":");
+		json_str_or_null(b, e->target[0] ? e->target : NULL);
+		ob_lit(b, ",\"rule\":");
+		json_str_or_null(b, e->rule);
+		ob_lit(b, ",\"in\":");
+		json_str_or_null(b, e->in[0] ? e->in : NULL);
+		ob_char(b, '}');
+	}
+	ob_char(b, ']');
+}
+
 static void json_packet(FILE *out, const struct pf_packet *pkt,
 			const char *filter)
 {
@@ -501,6 +554,7 @@ static void json_packet(FILE *out, const struct pf_packet *pkt,
 		json_str(b, pf_incomplete_str(pkt->incomplete, why,
 					      sizeof(why)));
 	}
+	json_nft(b, pkt);
 	ob_lit(b, ",\"graph\":");
 	if (pkt->graph)
 		json_node(b, pkt->graph);

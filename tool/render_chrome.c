@@ -206,12 +206,65 @@ static void chrome_packet_args(struct pf_obuf *b, const struct pf_packet *pkt)
 		ob_lit(b, ",\"fate\":null");
 		break;
 	}
+	if (pkt->fate == PF_FATE_DROPPED && pf_nft_fate(pkt)) {
+		char by[4 * PF_NFT_NAME + 1024];
+
+		pf_nft_format(pf_nft_fate(pkt), by, sizeof(by), false);
+		ob_lit(b, ",\"drop_by\":");
+		json_str(b, by);
+	}
 	if (pkt->complete) {
 		ob_lit(b, ",\"complete\":true");
 	} else {
 		ob_lit(b, ",\"complete\":false,\"incomplete\":");
 		json_str(b, pf_incomplete_str(pkt->incomplete, why,
 					      sizeof(why)));
+	}
+}
+
+/*
+ * The nftables verdicts given inside @node after its first @after callees
+ * (pktfilt_nft events): instants at @ts, on the packet's CPU.
+ */
+static void chrome_nft(struct pf_chrome *c, const struct pf_node *node,
+		       size_t after, uint64_t ts)
+{
+	struct pf_obuf *b = &c->ob;
+	char name[4 * PF_NFT_NAME + 1024];
+	size_t i;
+
+	for (i = 0; i < c->pkt->nnft; i++) {
+		const struct pf_nft *e = &c->pkt->nft[i];
+
+		if (e->node != node || e->after != after)
+			continue;
+		pf_nft_format(e, name, sizeof(name), true);
+		chrome_sep(c);
+		ob_lit(b, "{\"name\":");
+		json_str(b, name);
+		ob_lit(b, ",\"cat\":\"nft\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+		chrome_ts(b, ts);
+		ob_lit(b, ",\"pid\":");
+		ob_u64(b, c->pid, false);
+		ob_lit(b, ",\"tid\":");
+		ob_u64(b, c->pkt->cpu, false);
+		ob_lit(b, ",\"args\":{\"family\":");
+		json_str(b, e->family);
+		ob_lit(b, ",\"table\":");
+		json_str(b, e->table);
+		ob_lit(b, ",\"chain\":");
+		json_str(b, e->chain);
+		ob_lit(b, ",\"handle\":");
+		ob_u64(b, e->handle, false);
+		ob_lit(b, ",\"type\":");
+		json_str(b, e->type);
+		ob_lit(b, ",\"verdict\":");
+		json_str(b, e->verdict);
+		ob_lit(b, ",\"target\":");
+		json_str_or_null(b, e->target[0] ? e->target : NULL);
+		ob_lit(b, ",\"rule\":");
+		json_str_or_null(b, e->rule);
+		ob_lit(b, "}}");
 	}
 }
 
@@ -245,8 +298,12 @@ static uint64_t chrome_node(struct pf_chrome *c, const struct pf_node *node,
 			ks = chrome_at(c, k->start_ns);
 		if (ks > end)
 			ks = end;
+		if (c->pkt->nnft)
+			chrome_nft(c, node, i, cur);
 		cur = chrome_node(c, k, ks, end, false);
 	}
+	if (c->pkt->nnft)
+		chrome_nft(c, node, node->nchildren, cur);
 	if (!node->complete)
 		end = cur;	/* its return is missing: to its last callee */
 	chrome_sep(c);

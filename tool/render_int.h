@@ -36,7 +36,8 @@ void print_packet_name(FILE *out, const struct pf_packet *pkt);
 /* Room for format_fate()'s longest text and its NUL. */
 #define PF_FATE_LEN	(sizeof("dropped: ") + \
 			 sizeof(((struct pf_packet *)0)->drop_reason) + \
-			 sizeof(" in ") + sizeof(((struct pf_packet *)0)->drop_func))
+			 sizeof(" in ") + sizeof(((struct pf_packet *)0)->drop_func) + \
+			 sizeof(" by ") + 4 * PF_NFT_NAME + 1024)
 int format_fate(const struct pf_packet *pkt, char *buf, size_t len);
 int print_fate(FILE *out, const struct pf_packet *pkt);
 void print_us(FILE *out, uint64_t ns);

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "fgraph.h"
+#include "nft_rules.h"
 #include "tracefs.h"
 #include "trace_run.h"
 
@@ -210,6 +211,26 @@ static FILE *save_file(void)
 }
 
 /*
+ * The rules' text into the saved trace's nftables verdicts, while the
+ * ruleset is the one the packets met (handles are reused). On failure
+ * the trace stays as it was read, without the text.
+ */
+static void nft_rules_add(struct trace_run *r)
+{
+	FILE *out = save_file();
+
+	if (!out)
+		return;
+	if (fseek(r->saved, 0, SEEK_SET) || pf_nft_annotate(r->saved, out) ||
+	    fflush(out)) {
+		fclose(out);
+		return;
+	}
+	fclose(r->saved);
+	r->saved = out;
+}
+
+/*
  * The filter is disarmed: read the trace until every announced packet's
  * graph is closed, for PF_CLOSE_WAIT_MS at most. Then tracing off. The
  * last reading stays in r->saved (a temporary file) for trace_print_packets().
@@ -245,6 +266,8 @@ int trace_collect(struct trace_run *r)
 		err = -EIO;
 	if (!err && r->lost_after && pf_tracefs_lost(&r->tfs, r->lost_after))
 		err = -EIO;
+	if (!err)
+		nft_rules_add(r);
 	if (err)
 		fprintf(stderr, "pktfilt: trace: %s\n", r->tfs.err);
 	return err;

@@ -280,6 +280,70 @@ TEST(nft_fixture)
 }
 
 /* The same flow twice: same calls but for a few, same fate. */
+/*
+ * The same calls, another nftables verdict (another rule dropped it, or
+ * a policy accepted it): the packets differ, the text says how, JSON's
+ * same_nft is false; through report's JSON the verdicts come back whole.
+ */
+#define NFT_PKT(seq, verdict) \
+	" 0)               |  /* pktfilt_packet: seq=" #seq " cpu=0 proto=udp saddr=10.9.0.1 daddr=10.9.0.2 sport=4000 dport=7778 ifindex=2 netns=1 stage=rx id=" #seq " root=ip_rcv */\n" \
+	" 0)               |  ip_rcv() {\n" \
+	" 0)               |    nft_do_chain() {\n" \
+	" 0)               |      /* pktfilt_nft: id=" #seq " family=inet table=jt chain=in target=- netns=1 " verdict " */\n" \
+	" 0)   1.000 us    |      nft_meta_get_eval();\n" \
+	" 0)   2.000 us    |    }\n" \
+	" 0)   3.000 us    |  }\n"
+
+TEST(nft_verdicts_differ)
+{
+	static const char trace[] =
+		NFT_PKT(1, "handle=7 type=rule verdict=drop rule=udp dport 7778 drop")
+		NFT_PKT(2, "handle=0 type=policy verdict=accept")
+		NFT_PKT(3, "handle=7 type=rule verdict=drop rule=udp dport 7778 drop");
+	struct pf_trace *t = pf_fgraph_parse_buf(trace, sizeof(trace) - 1);
+	struct pf_packet *copy, *back;
+	char *text, *js = NULL, err[256];
+	struct pf_json *j;
+	size_t len = 0;
+	FILE *m;
+	int ret;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(3, t->npackets);
+	text = diff_text(t->packets[0], t->packets[1], &ret);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(1, ret);
+	EXPECT_NE(NULL, strstr(text, "nftables verdicts differ:\n"
+				     "    A: inet jt in handle 7: drop [udp dport 7778 drop]\n"
+				     "    B: inet jt in policy: accept\n"));
+	free(text);
+	j = diff_json(t->packets[0], t->packets[2], 10, &ret, NULL);
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(0, ret);
+	EXPECT_TRUE(jtrue(j, "same_nft"));
+	pf_json_free(j);
+
+	/* A copy, and report's JSON read back, are the same packet. */
+	copy = pf_diff_packet_copy(t->packets[0]);
+	ASSERT_NE(NULL, copy);
+	m = open_memstream(&js, &len);
+	ASSERT_NE(NULL, m);
+	pf_render_json_packet(m, t->packets[0]);
+	fclose(m);
+	back = pf_diff_packet_json(js, len, err, sizeof(err));
+	ASSERT_NE(NULL, back) TH_LOG("%s", err);
+	ASSERT_EQ(1, back->nnft);
+	EXPECT_STREQ("udp dport 7778 drop", back->nft[0].rule);
+	EXPECT_EQ(7, back->nft[0].handle);
+	text = diff_text(copy, back, &ret);
+	EXPECT_EQ(0, ret);
+	free(text);
+	free(js);
+	pf_diff_packet_free(back);
+	pf_diff_packet_free(copy);
+	pf_trace_free(t);
+}
+
 TEST(twice_fixture)
 {
 	struct pf_trace *t = fixture_trace("diff/6.12", "twice");

@@ -21,6 +21,7 @@
 
 #include "kselftest_harness.h"
 #include "fgraph.h"
+#include "nft_rules.h"
 #include "parse.h"
 #include "render.h"
 
@@ -829,13 +830,13 @@ TEST(json_output)
 	s = render_str(pf_render_json, t);
 	ASSERT_NE(NULL, s);
 	EXPECT_STREQ("{\"seq\":1,\"stage\":\"l4\",\"id\":1,\"cpu\":1,\"proto\":\"udp\",\"saddr\":\"10.9.0.1\",\"daddr\":\"10.9.0.2\",\"sport\":4000,\"dport\":9000,\"ifindex\":2,\"netns\":4026532165,\"held_ns\":0,\"fate\":null,\"drop\":null,\"complete\":true,\"incomplete\":null,"
-		     "\"graph\":{\"func\":\"udp_rcv\",\"duration_ns\":600000,\"children\":["
+		     "\"nft\":[],\"graph\":{\"func\":\"udp_rcv\",\"duration_ns\":600000,\"children\":["
 		     "{\"func\":\"__udp4_lib_rcv\",\"duration_ns\":535443,\"children\":["
 		     "{\"func\":\"udp4_lib_lookup2\",\"duration_ns\":87835,\"children\":[]},"
 		     "{\"func\":\"udp4_lib_lookup2\",\"duration_ns\":7164,\"children\":[]}]}]},"
 		     "\"filter\":null}\n"
 		     "{\"seq\":2,\"stage\":\"l4\",\"id\":2,\"cpu\":0,\"proto\":\"icmpv6\",\"saddr\":\"fd00::1\",\"daddr\":\"fd00::2\",\"sport\":0,\"dport\":0,\"ifindex\":2,\"netns\":7,\"held_ns\":0,\"fate\":null,\"drop\":null,\"complete\":false,\"incomplete\":\"trace ends before the graph\","
-		     "\"graph\":{\"func\":\"icmpv6_rcv\",\"duration_ns\":null,\"children\":[]},"
+		     "\"nft\":[],\"graph\":{\"func\":\"icmpv6_rcv\",\"duration_ns\":null,\"children\":[]},"
 		     "\"filter\":null}\n",
 		     s);
 	EXPECT_EQ(2, json_lines_ok(s));
@@ -1112,6 +1113,182 @@ TEST(free_without_func)
 	pf_trace_free(t);
 }
 
+/*
+ * nftables verdicts (pktfilt_nft, module/nft.c) inside a graph, in 6.12's
+ * format: nftables' tracing functions around them are left out of the
+ * tree and the text, each verdict is kept in order with its rule's text
+ * (rule=, from pktfilt trace), shown at its place at the depth of the
+ * graph around it, and the drop names the rule that decided it.
+ */
+#define NFT_TRACE \
+	EV2(1, 0, "rx", 1, "ip_rcv") \
+	" 0)               |  ip_rcv() {\n" \
+	" 0)               |    nf_hook_slow() {\n" \
+	" 0)               |      nft_do_chain_inet [nf_tables]() {\n" \
+	" 0)   1.000 us    |        nft_trace_init [nf_tables]();\n" \
+	" 0)               |        nft_do_chain [nf_tables]() {\n" \
+	" 0)   1.000 us    |          nft_meta_get_eval [nf_tables]();\n" \
+	" 0)               |          __nft_trace_packet [nf_tables]() {\n" \
+	" 0)               |            nft_trace_notify [nf_tables]() {\n" \
+	" 0)               |              /* pktfilt_nft: id=1 family=inet table=pfnft chain=in handle=4 type=rule verdict=jump target=sub netns=4026532165 rule=udp dport 7790-7791 jump sub */\n" \
+	" 0)   1.000 us    |            }\n" \
+	" 0)   2.000 us    |          }\n" \
+	" 0)               |          __nft_trace_packet [nf_tables]() {\n" \
+	" 0)               |            /* pktfilt_nft: id=1 family=inet table=pfnft chain=in handle=0 type=policy verdict=accept target=- netns=4026532165 */\n" \
+	" 0)   1.000 us    |            nft_trace_notify [nf_tables]();\n" \
+	" 0)   2.000 us    |          }\n" \
+	" 0)               |          /* pktfilt_nft: id=1 family=inet table=jt chain=in handle=7 type=rule verdict=drop target=- netns=4026532165 rule=udp dport 7778 counter drop */\n" \
+	" 0)   1.000 us    |          nft_trace_notify [nf_tables]();\n" \
+	" 0)               |          kfree_skb_reason() {\n" \
+	" 0)               |            /* pktfilt_free: id=1 reason=NETFILTER_DROP */\n" \
+	" 0)   1.000 us    |          }\n" \
+	" 0)   9.000 us    |        }\n" \
+	" 0)  10.000 us    |      }\n" \
+	" 0)  11.000 us    |    }\n" \
+	" 0)  12.000 us    |  }\n"
+
+TEST(nft_verdicts)
+{
+	struct pf_trace *t = parse_str(NFT_TRACE);
+	const struct pf_node *chain;
+	const struct pf_packet *pkt;
+	char *s;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(1, t->npackets);
+	pkt = t->packets[0];
+	EXPECT_TRUE(pkt->complete);
+	EXPECT_EQ(0, t->stats.garbage);
+	EXPECT_EQ(3, t->stats.nft);
+	ASSERT_EQ(3, pkt->nnft);
+	EXPECT_STREQ("inet", pkt->nft[0].family);
+	EXPECT_STREQ("pfnft", pkt->nft[0].table);
+	EXPECT_STREQ("in", pkt->nft[0].chain);
+	EXPECT_EQ(4, pkt->nft[0].handle);
+	EXPECT_STREQ("rule", pkt->nft[0].type);
+	EXPECT_STREQ("jump", pkt->nft[0].verdict);
+	EXPECT_STREQ("sub", pkt->nft[0].target);
+	EXPECT_STREQ("udp dport 7790-7791 jump sub", pkt->nft[0].rule);
+	EXPECT_STREQ("nft_do_chain", pkt->nft[0].in);
+	EXPECT_EQ(4026532165UL, pkt->nft[0].netns);
+	EXPECT_EQ(0, pkt->nft[1].handle);
+	EXPECT_STREQ("policy", pkt->nft[1].type);
+	EXPECT_STREQ("", pkt->nft[1].target);
+	EXPECT_EQ(NULL, pkt->nft[1].rule);
+	EXPECT_STREQ("drop", pkt->nft[2].verdict);
+	ASSERT_NE(NULL, pf_nft_fate(pkt));
+	EXPECT_EQ(7, pf_nft_fate(pkt)->handle);
+	/* The tree: nft_do_chain has its own calls only. */
+	chain = child(child(child(pkt->graph, 0), 0), 0);
+	ASSERT_NE(NULL, chain);
+	EXPECT_STREQ("nft_do_chain [nf_tables]", chain->func);
+	ASSERT_EQ(2, chain->nchildren);
+	EXPECT_STREQ("nft_meta_get_eval [nf_tables]", chain->children[0]->func);
+	EXPECT_STREQ("kfree_skb_reason", chain->children[1]->func);
+	EXPECT_EQ(1, child(child(pkt->graph, 0), 0)->nchildren);
+
+	s = render_str(pf_render_text, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_NE(NULL, strstr(s, "\n# dropped: NETFILTER_DROP by inet jt in handle 7: udp dport 7778 counter drop\n"));
+	EXPECT_NE(NULL, strstr(s, "\n 0)               |          /* nft inet pfnft in handle 4: jump sub [udp dport 7790-7791 jump sub] */\n"));
+	EXPECT_NE(NULL, strstr(s, "\n 0)               |          /* nft inet pfnft in policy: accept */\n"));
+	EXPECT_NE(NULL, strstr(s, "\n 0)               |          /* nft inet jt in handle 7: drop [udp dport 7778 counter drop] */\n"));
+	EXPECT_EQ(NULL, strstr(s, "nft_trace"));
+	EXPECT_EQ(NULL, strstr(s, "pktfilt_nft"));
+	free(s);
+
+	s = render_str(pf_render_json, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_NE(NULL, strstr(s, "\"nft\":[{\"family\":\"inet\",\"table\":\"pfnft\",\"chain\":\"in\",\"handle\":4,\"type\":\"rule\",\"verdict\":\"jump\",\"target\":\"sub\",\"rule\":\"udp dport 7790-7791 jump sub\",\"in\":\"nft_do_chain\"},"
+			       "{\"family\":\"inet\",\"table\":\"pfnft\",\"chain\":\"in\",\"handle\":null,\"type\":\"policy\",\"verdict\":\"accept\",\"target\":null,\"rule\":null,\"in\":\"nft_do_chain\"},"
+			       "{\"family\":\"inet\",\"table\":\"jt\",\"chain\":\"in\",\"handle\":7,\"type\":\"rule\",\"verdict\":\"drop\",\"target\":null,\"rule\":\"udp dport 7778 counter drop\",\"in\":\"nft_do_chain\"}],"));
+	EXPECT_EQ(NULL, strstr(s, "nft_trace"));
+	free(s);
+
+	/* chrome: instants at their place, the deciding rule in the root's. */
+	s = render_str(pf_render_chrome, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(3, count_str(s, "\"cat\":\"nft\""));
+	EXPECT_NE(NULL, strstr(s, "{\"name\":\"inet pfnft in handle 4: jump sub [udp dport 7790-7791 jump sub]\",\"cat\":\"nft\",\"ph\":\"i\""));
+	EXPECT_NE(NULL, strstr(s, "\"drop_by\":\"inet jt in handle 7: udp dport 7778 counter drop\""));
+	free(s);
+	/* folded stacks (and so the SVG): the fate frame names the rule. */
+	s = render_str(pf_render_folded, t);
+	ASSERT_NE(NULL, s);
+	EXPECT_NE(NULL, strstr(s, "[dropped: NETFILTER_DROP by inet jt in handle 7: udp dport 7778 counter drop];ip_rcv;"));
+	EXPECT_EQ(NULL, strstr(s, "nft_trace"));
+	free(s);
+	pf_trace_free(t);
+}
+
+/* Verdicts not understood, or outside any graph, are not a packet's. */
+TEST(nft_verdicts_odd)
+{
+	struct pf_trace *t = parse_str(
+		" 0)               |  /* pktfilt_nft: id=1 family=inet table=jt chain=in handle=7 type=rule verdict=drop target=- netns=1 */\n"
+		EV2(1, 0, "rx", 1, "ip_rcv")
+		" 0)               |  ip_rcv() {\n"
+		" 0)               |    /* pktfilt_nft: id=1 family=inet table=jt handle=7 */\n"
+		" 0)               |    /* pktfilt_nft: id=1 family=inet table=jt chain=in handle=x */\n"
+		" 0)               |    /* pktfilt_nft: id=1 table=t chain=c handle=0 rule= */\n"
+		" 0)               |    /* pktfilt_nft: */\n"
+		" 0)   2.000 us    |  }\n");
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(1, t->npackets);
+	EXPECT_EQ(3, t->stats.garbage);
+	ASSERT_EQ(1, t->packets[0]->nnft);
+	EXPECT_STREQ("t", t->packets[0]->nft[0].table);
+	EXPECT_EQ(NULL, t->packets[0]->nft[0].rule);
+	EXPECT_EQ(NULL, pf_nft_fate(t->packets[0]));
+	pf_trace_free(t);
+}
+
+/*
+ * A rule found in `nft -a -s list ruleset`'s text (nftables 1.0.6) by its
+ * table, chain and handle; an iptables-nft rule looks the same.
+ */
+TEST(nft_rule_find)
+{
+	static const char ruleset[] =
+		"table inet jt { # handle 1\n"
+		"\tset blocked { # handle 3\n"
+		"\t\ttype ipv4_addr\n"
+		"\t\telements = { 10.0.0.1 }\n"
+		"\t}\n"
+		"\n"
+		"\tchain in { # handle 1\n"
+		"\t\ttype filter hook input priority filter; policy accept;\n"
+		"\t\tudp dport 7778 counter drop # handle 7\n"
+		"\t\ttcp dport 7778 counter drop # handle 17\n"
+		"\t}\n"
+		"\n"
+		"\tchain \"my chain\" { # handle 2\n"
+		"\t\tip saddr @blocked drop # handle 8\n"
+		"\t}\n"
+		"}\n"
+		"table ip filter { # handle 2\n"
+		"\tchain INPUT { # handle 1\n"
+		"\t\ttype filter hook input priority filter; policy accept;\n"
+		"\t\tmeta l4proto udp udp dport 7778 counter drop # handle 7\n"
+		"\t}\n"
+		"}\n";
+	char buf[256];
+
+	ASSERT_EQ(0, pf_nft_rule_find(ruleset, "inet", "jt", "in", 7, buf, sizeof(buf)));
+	EXPECT_STREQ("udp dport 7778 counter drop", buf);
+	ASSERT_EQ(0, pf_nft_rule_find(ruleset, "inet", "jt", "in", 17, buf, sizeof(buf)));
+	EXPECT_STREQ("tcp dport 7778 counter drop", buf);
+	ASSERT_EQ(0, pf_nft_rule_find(ruleset, "inet", "jt", "my chain", 8, buf, sizeof(buf)));
+	EXPECT_STREQ("ip saddr @blocked drop", buf);
+	ASSERT_EQ(0, pf_nft_rule_find(ruleset, "ip", "filter", "INPUT", 7, buf, sizeof(buf)));
+	EXPECT_STREQ("meta l4proto udp udp dport 7778 counter drop", buf);
+	EXPECT_EQ(-ENOENT, pf_nft_rule_find(ruleset, "inet", "jt", "in", 1, buf, sizeof(buf)));
+	EXPECT_EQ(-ENOENT, pf_nft_rule_find(ruleset, "ip6", "jt", "in", 7, buf, sizeof(buf)));
+	EXPECT_EQ(-ENOENT, pf_nft_rule_find(ruleset, "inet", "jt", "blocked", 3, buf, sizeof(buf)));
+	EXPECT_EQ(-ENOENT, pf_nft_rule_find("", "inet", "jt", "in", 7, buf, sizeof(buf)));
+}
+
 static char *fixture_read(const char *kernel, const char *name, size_t *len);
 
 static bool starts(const char *s, const char *prefix)
@@ -1231,7 +1408,7 @@ TEST(stages_fixture)
 	EXPECT_EQ(4, json_lines_ok(out));
 	EXPECT_TRUE(starts(out, "{\"seq\":1,\"stage\":\"tx\",\"id\":1,\"cpu\":0,"));
 	EXPECT_NE(NULL, strstr(out, "{\"seq\":2,\"stage\":\"rx\",\"id\":1,\"cpu\":1,"));
-	EXPECT_NE(NULL, strstr(out, "\"netns\":4026532165,\"held_ns\":0,\"fate\":\"dropped\",\"drop\":{\"reason\":\"NO_SOCKET\",\"func\":\"__udp4_lib_rcv\"},\"complete\":true,\"incomplete\":null,\"graph\":{\"func\":\"ip_rcv\""));
+	EXPECT_NE(NULL, strstr(out, "\"netns\":4026532165,\"held_ns\":0,\"fate\":\"dropped\",\"drop\":{\"reason\":\"NO_SOCKET\",\"func\":\"__udp4_lib_rcv\"},\"complete\":true,\"incomplete\":null,\"nft\":[],\"graph\":{\"func\":\"ip_rcv\""));
 	EXPECT_NE(NULL, strstr(out, "\"fate\":\"consumed\",\"drop\":null,"));
 	EXPECT_NE(NULL, strstr(out, "\"proto\":\"0x32\""));
 	EXPECT_NE(NULL, strstr(out, "\"fate\":null,\"drop\":null,"));

@@ -917,6 +917,192 @@ drop_cases() {
 	done
 }
 
+# --- nftables verdicts inside the graph (module/nft.c) ------------------------------
+
+# nftv_lines ID: the pktfilt_nft events of packet ID in /tmp/trace.txt,
+# "family=F table=T chain=C handle=H type=Y verdict=V target=G" each.
+nftv_lines() {
+	sed -n "s/.*pktfilt_nft: id=$1 \(.*[^ ]\) *\*\/.*/\1/p" /tmp/trace.txt
+}
+
+# nft_handle NS FAMILY TABLE CHAIN REGEX: the handle of the chain's rule
+# whose text (nft -a) matches REGEX.
+nft_handle() {
+	ip netns exec "$1" nft -a list chain "$2" "$3" "$4" |
+		sed -n "/$5/s/.*# handle \([0-9]*\)$/\1/p" | head -1
+}
+
+# nftv_expect NAME ID WANT: packet ID has an nft event with WANT in it.
+nftv_expect() {
+	if nftv_lines "$2" | grep -q -F -e "$3"; then
+		ok "$1: $3"
+	else
+		fail "$1: $3" "its nft events: $(nftv_lines "$2" | tr '\n' ';' | cut -c1-400)"
+	fi
+}
+
+# nftv_trace NAME SETARGS -- SEND...: one traced packet; its id in $id.
+nftv_trace() {
+	_n=$1
+	shift
+	_set=
+	while [ "$1" != -- ]; do _set="$_set $1"; shift; done
+	shift
+	jtrace_start
+	jset "$_n" $_set --count 1 || { trace_stop; id=; return 1; }
+	"$@"
+	sleep 0.5
+	jtrace_stop
+	pktfilt clear 2>/dev/null
+	id=$(g_ids | head -1)
+	[ -n "$id" ] || { fail "$_n: traced" "no graph"; g_show; return 1; }
+}
+
+# A chain of b's that jumps (UDP 7790-7791), the user's own nftrace on UDP
+# 7792 (the positive control of nft monitor trace), in table pfnft.
+nftv_setup() {
+	ip netns exec b nft -f - <<-EOF
+	table inet pfnft {
+		chain in {
+			type filter hook input priority -10; policy accept;
+			udp dport 7790-7791 jump sub
+			udp dport 7792 meta nftrace set 1
+		}
+		chain sub {
+			udp dport 7791 counter drop
+			counter return
+		}
+	}
+	EOF
+}
+
+nftv_cases() {
+	name="nft verdicts"
+	if ! nftv_setup; then
+		fail "$name: table pfnft in b"
+		return
+	fi
+	monitor=0
+	if ip netns exec b sh -c 'nft monitor trace > /tmp/nftmon.txt 2>&1 & echo $! > /tmp/nftmon.pid'; then
+		monitor=1
+		sleep 0.3
+	fi
+	set -- $(addrs direct 4)
+	S=$1 D=$2
+	ino=$(netns_inode b)
+
+	# rx: dropped by b's input rule.
+	h=$(nft_handle b inet jt in 'udp dport 7778 counter')
+	if nftv_trace "$name rx drop" --at rx --proto udp --dport 7778 --netns /run/netns/b -- \
+		jsend a udp 4 $S $D 7778 1; then
+		nftv_expect "nft rx drop" "$id" "family=inet table=jt chain=in handle=$h type=rule verdict=drop"
+		nftv_expect "nft rx drop: pfnft's policy before it" "$id" "family=inet table=pfnft chain=in handle=0 type=policy verdict=accept"
+		rep=$(pktfilt report /tmp/trace.txt 2>/dev/null)
+		case $rep in
+		*"# dropped: "*" by inet jt in handle $h"*) ok "nft rx drop: report's header names the rule" ;;
+		*) fail "nft rx drop: report's header names the rule" "$(echo "$rep" | grep '^#' | head -3 | tr '\n' ';')" ;;
+		esac
+		case $rep in
+		*"/* nft inet jt in handle $h: drop"*) ok "nft rx drop: report's text has the verdict in the graph" ;;
+		*) fail "nft rx drop: report's text has the verdict in the graph" "$(echo "$rep" | grep nft | head -3 | tr '\n' ';')" ;;
+		esac
+		# Nothing of pktfilt's own (its kprobe handler, the event) is
+		# recorded under nft_trace_notify(): a leaf, or an event only.
+		own=$(awk '/nft_trace_notify[^(]*\(\) \{/ { inn = 1; next }
+			inn && /\|[ ]*}/ { inn = 0; next }
+			inn && /\(\)/ { print }' /tmp/trace.txt | head -3)
+		expect_eq "nft rx drop: nothing of pktfilt's under nft_trace_notify" "$own" ""
+		if echo "$rep" | grep -q -E 'nft_trace_(init|notify)|__nft_trace_packet'; then
+			fail "nft rx drop: nftables' tracing functions left out of the graph" "$(echo "$rep" | grep -E 'nft_trace' | head -3 | tr '\n' ';')"
+		else
+			ok "nft rx drop: nftables' tracing functions left out of the graph"
+		fi
+		js=$(pktfilt report --format json /tmp/trace.txt 2>/dev/null)
+		case $js in
+		*'"nft":[{'*'"table":"jt","chain":"in","handle":'$h',"type":"rule","verdict":"drop"'*) ok "nft rx drop: JSON nft" ;;
+		*) fail "nft rx drop: JSON nft" "$(echo "$js" | grep -o '"nft":.\{0,300\}' | head -1)" ;;
+		esac
+	fi
+
+	# rx: accepted by the policies, then no socket (port 7779).
+	if nftv_trace "$name rx policy" --at rx --proto udp --dport 7779 --netns /run/netns/b -- \
+		jsend a udp 4 $S $D 7779 1; then
+		nftv_expect "nft rx policy accept" "$id" "family=inet table=jt chain=in handle=0 type=policy verdict=accept"
+	fi
+
+	# rx: a jump to sub, whose rule drops (7791) or which returns (7790).
+	h=$(nft_handle b inet pfnft in 'jump sub')
+	hs=$(nft_handle b inet pfnft sub 'udp dport 7791')
+	if nftv_trace "$name rx jump" --at rx --proto udp --dport 7791 --netns /run/netns/b -- \
+		jsend a udp 4 $S $D 7791 1; then
+		nftv_expect "nft rx jump" "$id" "family=inet table=pfnft chain=in handle=$h type=rule verdict=jump target=sub"
+		nftv_expect "nft rx jump: the target's rule" "$id" "family=inet table=pfnft chain=sub handle=$hs type=rule verdict=drop"
+	fi
+	if nftv_trace "$name rx jump return" --at rx --proto udp --dport 7790 --netns /run/netns/b -- \
+		jsend a udp 4 $S $D 7790 1; then
+		# 6.12 and later say type=rule, 6.1 and 5.10 type=return.
+		h=$(nft_handle b inet pfnft sub 'return')
+		if nftv_lines "$id" | grep -q -E "family=inet table=pfnft chain=sub handle=$h type=(rule|return) verdict=return "; then
+			ok "nft rx jump return: sub's rule $h returns"
+		else
+			fail "nft rx jump return: sub's rule $h returns" "its nft events: $(nftv_lines "$id" | tr '\n' ';' | cut -c1-400)"
+		fi
+		nftv_expect "nft rx jump return: back in" "$id" "family=inet table=pfnft chain=in handle=0 type=policy verdict=accept"
+	fi
+
+	# tx: b's output chain, its policy.
+	if nftv_trace "$name tx" --at tx --proto udp --dport 7778 --netns /run/netns/b -- \
+		jsend b udp 4 $D $S 7778 1; then
+		nftv_expect "nft tx policy accept" "$id" "family=inet table=jt chain=out handle=0 type=policy verdict=accept"
+	fi
+
+	# l4: nf_tables ran before the handler: no verdict in its graph.
+	if nftv_trace "$name l4" --at l4 --proto udp --dport 7779 --netns /run/netns/b -- \
+		jsend a udp 4 $S $D 7779 1; then
+		expect_eq "nft l4: no verdict inside udp_rcv's graph" "$(nftv_lines "$id" | wc -l)" 0
+	fi
+
+	# NAT: r's DNAT chain (nat_setup) on a forwarded packet.
+	if nat_setup && nftv_trace "$name nat" --at rx --proto udp --daddr 10.10.2.99 --dport 9000 -- \
+		jsend a udp 4 10.10.1.1 10.10.2.99 9000 1; then
+		if nftv_lines "$id" | grep -q 'type=rule verdict=accept' &&
+			nftv_lines "$id" | grep -q 'chain=fw handle=0 type=policy verdict=accept'; then
+			ok "nft nat: the nat chain's rule and r's forward policy"
+		else
+			fail "nft nat: the nat chain's rule and r's forward policy" "$(nftv_lines "$id" | tr '\n' ';' | cut -c1-400)"
+		fi
+	fi
+
+	# Untraced packets: no events; and no message for pktfilt's packets.
+	jtrace_start
+	jset "$name untraced" --at rx --proto udp --dport 7778 --netns /run/netns/b --count 1 &&
+		jsend a udp 4 $S $D 7777 3 && jsend a udp 4 $S $D 7792 1 &&
+		jsend a udp 4 $S $D 7778 1
+	sleep 0.5
+	jtrace_stop
+	pktfilt clear 2>/dev/null
+	id=$(g_ids | head -1)
+	expect_eq "nft untraced: events of the traced packet only" \
+		"$(grep 'pktfilt_nft:' /tmp/trace.txt | grep -v -c "pktfilt_nft: id=${id:-none} ")" 0
+	if [ $monitor = 1 ]; then
+		kill "$(cat /tmp/nftmon.pid)" 2>/dev/null
+		sleep 0.2
+		if grep -q 'dport 7792' /tmp/nftmon.txt; then
+			ok "nft monitor trace: the user's own nftrace is sent"
+		else
+			fail "nft monitor trace: the user's own nftrace is sent" "$(head -c 300 /tmp/nftmon.txt)"
+		fi
+		if grep -q -E 'dport (7778|7779|779[01])' /tmp/nftmon.txt; then
+			fail "nft monitor trace: nothing of pktfilt's packets" "$(grep -E 'dport 77' /tmp/nftmon.txt | head -3 | tr '\n' ';')"
+		else
+			ok "nft monitor trace: nothing of pktfilt's packets"
+		fi
+	else
+		echo "# nft monitor trace: not run"
+	fi
+	ip netns exec b nft delete table inet pfnft
+}
+
 # free_func NAME "REASON FUNC STACK" WANT: the function that dropped the
 # packet is WANT (an extended regex such as "f|g"): the free's func is
 # WANT+0x../0x.., or it has none (a free inside a graph: the kernel's
@@ -1528,6 +1714,15 @@ tool_cases() {
 	*) fail "$name: pktfilt_free reason=$(drop_reason NETFILTER_DROP)" "'$fr'" ;;
 	esac
 	if grep -q "$(drop_reason NETFILTER_DROP)" $J/out; then ok "$name: the report names $(drop_reason NETFILTER_DROP)"; else fail "$name: the report names $(drop_reason NETFILTER_DROP)" "$(head -c 300 $J/out)"; fi
+	# The rule that dropped it, its text from the ruleset (libnftables).
+	h=$(nft_handle r inet jt fw 'udp dport 7777')
+	want="# dropped: $(drop_reason NETFILTER_DROP) by inet jt fw handle $h: udp dport 7777 counter drop"
+	if grep -q -x -F "$want" $J/out; then ok "$name: $want"; else fail "$name: $want" "$(grep '^#' $J/out | head -3 | tr '\n' ';')"; fi
+	if grep -q -F "/* nft inet jt fw handle $h: drop [udp dport 7777 counter drop] */" $J/out; then
+		ok "$name: the verdict with its rule in the graph"
+	else
+		fail "$name: the verdict with its rule in the graph" "$(grep -F '/* nft' $J/out | head -3 | tr '\n' ';')"
+	fi
 	compat_case
 }
 
@@ -1608,7 +1803,7 @@ if [ $MODULE = 1 ]; then
 	for c in $cases; do
 		case $c in
 		topo) ;;
-		rx|pad|core|fwd|nat|nearmiss|drop|nosock|tx|txrx|exact|tstamp|count|unload|tool|smoke)
+		rx|pad|core|fwd|nat|nearmiss|drop|nosock|tx|txrx|exact|tstamp|count|unload|tool|smoke|nftv)
 			_jt0=$(cut -d. -f1 /proc/uptime)
 			"${c}_cases"
 			echo "# $c: $(($(cut -d. -f1 /proc/uptime) - _jt0)) s" ;;

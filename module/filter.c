@@ -365,8 +365,12 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 	f->family = f->spec.saddr.family ?: f->spec.daddr.family;
 	pf_quick_init(&f->quick, &f->spec);
 	ret = pf_follow_arm(extack);
-	if (!ret)
+	if (!ret) {
 		pf_nft_arm();
+		/* A lazy filter's packets are traced only after READY. */
+		if (!(f->flags & PKTFILT_F_LAZY))
+			pf_nft_trace_on();
+	}
 	if (!ret && f->slots)
 		ret = pf_hooks_install(f->slots, extack);
 	if (!ret && (f->stages & BIT(PKTFILT_STAGE_RX)))
@@ -427,8 +431,10 @@ int pf_filter_ready(u32 id, struct netlink_ext_ack *extack)
 		ret = pf_gate_arm(extack);
 		if (!ret)
 			ret = pf_gate_reopen_on(extack);
-		if (!ret)
+		if (!ret) {
+			pf_nft_trace_on();
 			pf_hold_ready(f);
+		}
 	}
 	mutex_unlock(&pf_lock);
 	return ret;

@@ -391,6 +391,7 @@ void pf_gate_close(void);
 
 /* nft.c: nftables verdicts of the traced packet (pktfilt_nft) */
 void pf_nft_arm(void);
+void pf_nft_trace_on(void);
 void pf_nft_disarm(void);
 bool pf_nft_mark(struct sk_buff *skb, u64 id, bool followed);
 void pf_nft_end(void);

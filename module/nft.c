@@ -13,7 +13,8 @@
  *  - the key is on (one more user of it: static_branch_inc(), from
  *    symbol_get(), so pktfilt.ko keeps no dependency on nf_tables.ko: if
  *    nf_tables is not loaded when the filter is armed, there are no
- *    verdicts, and nothing else changes);
+ *    verdicts, and nothing else changes), from the arming of an eager
+ *    filter or the READY of a lazy one: not while a lazy filter waits;
  *  - a traced packet's skb gets nf_trace when its gate opens, if it did
  *    not have it (pf_nft_mark());
  *  - a kprobe at nft_trace_notify()'s entry emits pktfilt_nft with what
@@ -26,7 +27,7 @@
  *    and __nft_trace_packet: they run because of pktfilt).
  * Untraced packets never have the bit from pktfilt: for them nf_tables
  * only calls nft_trace_init() per base chain while the key is on (armed
- * only), and nothing is sent or recorded. A packet that had nf_trace
+ * and past a lazy wait only), and nothing is sent or recorded. A packet that had nf_trace
  * already (the user's own `meta nftrace set 1`) is traced as the user
  * asked, and its messages are sent: only those of packets pktfilt marked
  * are withheld.
@@ -188,10 +189,12 @@ static struct kprobe pf_nft_kprobe = {
 	.pre_handler = pf_nft_pre,
 };
 
+static bool pf_nft_key_on;	/* our increment of nf_tables' key */
+
 /*
- * Arming: nftables tracing on, if nf_tables is loaded. Nothing fails the
- * arming: without nf_tables, or its function, the graphs have no
- * verdicts. Process context, under pf_lock.
+ * Arming: the kprobe, if nf_tables is loaded. Nothing fails the arming:
+ * without nf_tables, or its function, the graphs have no verdicts. The
+ * key is turned on by pf_nft_trace_on(). Process context, under pf_lock.
  */
 void pf_nft_arm(void)
 {
@@ -214,7 +217,21 @@ void pf_nft_arm(void)
 		return;
 	}
 	pf_nft_probe_on = true;
+}
+
+/*
+ * nftables tracing on, once a packet may be traced (an eager filter at
+ * arming, a lazy one at READY): while the key is on, every packet through
+ * a base chain pays nft_trace_init(), which a lazy wait must not. Under
+ * pf_lock.
+ */
+void pf_nft_trace_on(void)
+{
+	lockdep_assert_held(&pf_lock);
+	if (!pf_nft_key || pf_nft_key_on)
+		return;
 	static_branch_inc(pf_nft_key);
+	pf_nft_key_on = true;
 }
 
 /* Disarming: the key back, the kprobe gone. Under pf_lock. */
@@ -223,7 +240,9 @@ void pf_nft_disarm(void)
 	lockdep_assert_held(&pf_lock);
 	if (!pf_nft_key)
 		return;
-	static_branch_dec(pf_nft_key);
+	if (pf_nft_key_on)
+		static_branch_dec(pf_nft_key);
+	pf_nft_key_on = false;
 	/* Returns once no handler runs (synchronize_rcu() inside). */
 	unregister_kprobe(&pf_nft_kprobe);
 	pf_nft_probe_on = false;
@@ -269,6 +288,7 @@ void notrace pf_nft_unmark(struct sk_buff *skb, bool marked)
 #else /* !CONFIG_NF_TABLES */
 
 void pf_nft_arm(void) {}
+void pf_nft_trace_on(void) {}
 void pf_nft_disarm(void) {}
 bool notrace pf_nft_mark(struct sk_buff *skb, u64 id, bool followed)
 {

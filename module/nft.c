@@ -179,6 +179,14 @@ static int notrace pf_nft_pre(struct kprobe *kp, struct pt_regs *regs)
 				  n.netns);
 		if (!ours)
 			return 0;
+#ifndef PF_FGRAPH_OPS
+		/*
+		 * Inside the graph, where function_graph would record the call
+		 * as one of pf_nft_return() (5.10): the function runs, and a
+		 * listener of nft monitor trace gets this packet's messages.
+		 */
+		return 0;
+#endif
 	}
 	pf_arch_skip_function(regs, pf_nft_return);
 	return 1;

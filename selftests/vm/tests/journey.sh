@@ -1092,7 +1092,12 @@ nftv_cases() {
 		else
 			fail "nft monitor trace: the user's own nftrace is sent" "$(head -c 300 /tmp/nftmon.txt)"
 		fi
-		if grep -q -E 'dport (7778|7779|779[01])' /tmp/nftmon.txt; then
+		# Before 5.16 the graph would record the skipped call as
+		# pktfilt's: nft_trace_notify() runs (module/nft.c).
+		_kv=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
+		if [ "$_kv" -lt 5016 ]; then
+			echo "# nft monitor trace: pktfilt's packets are sent too before 5.16 (docs/limits.md)"
+		elif grep -q -E 'dport (7778|7779|779[01])' /tmp/nftmon.txt; then
 			fail "nft monitor trace: nothing of pktfilt's packets" "$(grep -E 'dport 77' /tmp/nftmon.txt | head -3 | tr '\n' ';')"
 		else
 			ok "nft monitor trace: nothing of pktfilt's packets"

@@ -1131,17 +1131,6 @@ static bool event_field(const char *text, size_t len, const char *key,
 	return true;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * data=HEX (version 6) into @pkt, at most len= bytes: false if it is not
  * such (odd, not hex, too long: the event is then not understood), or
@@ -1168,7 +1157,7 @@ static bool event_data(const char *text, size_t len, struct pf_packet *pkt,
 		return false;
 	}
 	for (i = 0; i < pkt->caplen; i++) {
-		int hi = hex_digit(val[2 * i]), lo = hex_digit(val[2 * i + 1]);
+		int hi = pf_hex_digit(val[2 * i]), lo = pf_hex_digit(val[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return false;	/* freed with the packet */

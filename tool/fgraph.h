@@ -282,4 +282,16 @@ const struct pf_nft *pf_nft_fate(const struct pf_packet *pkt);
 int pf_nft_format(const struct pf_nft *e, char *buf, size_t len,
 		  bool verdict);
 
+/* The value of hexadecimal digit @c, or -1 (the trace's bytes, JSON's \u). */
+static inline int pf_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif /* PKTFILT_FGRAPH_H */

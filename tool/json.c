@@ -75,17 +75,6 @@ static struct pf_json *jp_new(struct jp *p, enum pf_jtype type)
 	return v;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool jp_hex4(struct jp *p, unsigned int *cp)
 {
 	unsigned int v = 0;
@@ -94,7 +83,7 @@ static bool jp_hex4(struct jp *p, unsigned int *cp)
 	if (p->n - p->i < 4)
 		return false;
 	for (k = 0; k < 4; k++) {
-		int h = hexval(p->s[p->i + k]);
+		int h = pf_hex_digit(p->s[p->i + k]);
 
 		if (h < 0)
 			return false;

@@ -11,9 +11,21 @@ TR_KEPT=/var/cache/pktfilt/functions
 
 # A snapshot of every tracefs file that is a setting: all of them but the
 # trace, the pipes, statistics, logs, and read-only catalogues; one
-# "==> file <==" block each.
+# "==> file <==" block each. Of the events (thousands of directories, each
+# walk of them a second or more under TCG, and on 6.6 and later eventfs
+# makes their inodes on the walk), the events/pktfilt ones, which the
+# tool writes, and each system's enable, which says 0, 1 or X: any one of
+# its events turned on or off changes it.
 tr_snap() {
-	find "$T" -type f |
+	{
+		find "$T" \( -path "$T/events" -o -path "$T/instances/*/events" \) -prune -o \
+			-type f -print
+		for _e in "$T" "$T"/instances/*; do
+			[ -d "$_e/events" ] || continue
+			ls -d "$_e"/events/enable "$_e"/events/*/enable
+			[ -d "$_e/events/pktfilt" ] && find "$_e/events/pktfilt" -type f
+		done
+	} |
 		grep -v -E '/(trace|trace_pipe|trace_pipe_raw|snapshot|snapshot_raw|stats|hist|format|id|inject|error_log|trace_marker|trace_marker_raw|free_buffer|README|available_filter_functions|available_filter_functions_addrs|available_events|enabled_functions|touched_functions|dyn_ftrace_total_info|printk_formats|saved_cmdlines|saved_tgids|kprobe_profile|uprobe_profile|user_events_status|user_events_data|stack_trace|timerlat_fd)$' |
 		sort | xargs tail -n +1 > "$1" 2> "$1.err"
 }

@@ -929,32 +929,14 @@ tr_hold_case() {
 # --format pcapng of the raw trace. Then a packet longer than --snaplen
 # at l4 (v4, 1500: the most) and rx (v6, 64): its event carries that many
 # bytes, and its length. selftests/host/pcap-check reads the files with
-# tshark on the host.
+# tshark on the host. On the kernels other than the first (TRACE_CLI=0)
+# the snaplen runs alone: the files are the tool's, and journey.sh's tool
+# case traces a ping at tx,rx with --pcap on every kernel.
 tr_pcap_case() {
 	for v in 4 6; do
 		src=10.9.0.1 dst=10.9.0.2 six= at=rx
 		[ $v = 6 ] && src=fd00::1 dst=fd00::2 six=-6 at=l4
-		name="trace --pcap, udp v$v at tx,$at"
-		TR_AT=tx,$at
-		tr_run "$name" 0 --proto udp --daddr $dst --dport 9000 \
-			--functions "$TR_FUNCS" --pcap $TR/pcap$v.pcapng --raw $TR/pcap$v.raw \
-			--timeout 60 -- ip netns exec a pfsend udp $six --src $src --dst $dst \
-			--sport 4000 --dport 9000 -q
-		expect_eq "$name: both events with bytes, one id" \
-			"$(grep -o 'pktfilt_packet: .* stage=[a-z0-9]* id=[0-9]* .* data=[0-9a-f]' $TR/pcap$v.raw |
-				sed 's/.* stage=\([a-z0-9]*\) id=\([0-9]*\) .*/\1 \2/' | sort -u |
-				awk '{ s = s $1 " "; id[$2] } END { n = 0; for (i in id) n++; print s n }')" \
-			"$(echo "$at tx" | tr ' ' '\n' | sort | tr '\n' ' ')1"
-		# trace names the interfaces it finds: b's veth-b here.
-		if grep -a -q veth-b $TR/pcap$v.pcapng; then
-			ok "$name: the file names veth-b"
-		else
-			fail "$name: the file names veth-b" "$(od -c $TR/pcap$v.pcapng | head -20)"
-		fi
-		pktfilt report --format pcapng -o $TR/report$v.pcapng $TR/pcap$v.raw 2> $TR/err
-		expect_eq "$name: report --format pcapng of the raw trace" "$? $(cat $TR/err)" "0 "
-		pcap_emit udp$v $TR/pcap$v.pcapng $TR/pcap$v.raw
-		pcap_emit report$v $TR/report$v.pcapng $TR/pcap$v.raw
+		[ "${TRACE_CLI:-1}" = 0 ] || tr_pcap_both $v $src $dst "$six" $at
 
 		# v4: the most, 1500 of a 2,028-byte datagram sent in two
 		# fragments, reassembled for l4 (skb_copy_bits() over its
@@ -974,6 +956,34 @@ tr_pcap_case() {
 		pcap_emit cut$v $TR/cut$v.pcapng $TR/cut$v.raw snaplen=$snap
 	done
 	tr_module_idle "trace --pcap"
+}
+
+# tr_pcap_both V SRC DST SIX AT: one UDP packet traced at tx and AT with
+# --pcap: two events with bytes, one id; the file names veth-b; report
+# --format pcapng of the raw trace gives the same frames.
+tr_pcap_both() {
+	v=$1 src=$2 dst=$3 six=$4 at=$5
+	name="trace --pcap, udp v$v at tx,$at"
+	TR_AT=tx,$at
+	tr_run "$name" 0 --proto udp --daddr $dst --dport 9000 \
+		--functions "$TR_FUNCS" --pcap $TR/pcap$v.pcapng --raw $TR/pcap$v.raw \
+		--timeout 60 -- ip netns exec a pfsend udp $six --src $src --dst $dst \
+		--sport 4000 --dport 9000 -q
+	expect_eq "$name: both events with bytes, one id" \
+		"$(grep -o 'pktfilt_packet: .* stage=[a-z0-9]* id=[0-9]* .* data=[0-9a-f]' $TR/pcap$v.raw |
+			sed 's/.* stage=\([a-z0-9]*\) id=\([0-9]*\) .*/\1 \2/' | sort -u |
+			awk '{ s = s $1 " "; id[$2] } END { n = 0; for (i in id) n++; print s n }')" \
+		"$(echo "$at tx" | tr ' ' '\n' | sort | tr '\n' ' ')1"
+	# trace names the interfaces it finds: b's veth-b here.
+	if grep -a -q veth-b $TR/pcap$v.pcapng; then
+		ok "$name: the file names veth-b"
+	else
+		fail "$name: the file names veth-b" "$(od -c $TR/pcap$v.pcapng | head -20)"
+	fi
+	pktfilt report --format pcapng -o $TR/report$v.pcapng $TR/pcap$v.raw 2> $TR/err
+	expect_eq "$name: report --format pcapng of the raw trace" "$? $(cat $TR/err)" "0 "
+	pcap_emit udp$v $TR/pcap$v.pcapng $TR/pcap$v.raw
+	pcap_emit report$v $TR/report$v.pcapng $TR/pcap$v.raw
 }
 
 trace_cases() {

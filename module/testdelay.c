@@ -29,6 +29,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/ktime.h>
 #include <linux/moduleparam.h>
 
 #include "internal.h"
@@ -64,15 +65,25 @@ MODULE_PARM_DESC(test_delay_close_ms,
  */
 #define PF_TEST_DELAY_MAX_MS	5000
 
-/* Sleeps @ms (process context) or spins (atomic context). */
+/*
+ * Sleeps @ms (process context) or spins (atomic context). The spin reads
+ * the clock the watchdogs count with, not mdelay()'s calibrated loop: in
+ * an emulator that calibration can be off many times over (on a loaded
+ * host, 3000 ms of mdelay() ran 21 s and RCU reported a stall).
+ */
 void pf_test_delay(const char *where, unsigned int ms, bool atomic)
 {
+	u64 end;
+
 	if (!ms)
 		return;
 	ms = min_t(unsigned int, ms, PF_TEST_DELAY_MAX_MS);
 	pr_info("test delay: %s, %u ms\n", where, ms);
-	if (atomic)
-		mdelay(ms);
-	else
+	if (!atomic) {
 		msleep(ms);
+		return;
+	}
+	end = ktime_get_mono_fast_ns() + (u64)ms * NSEC_PER_MSEC;
+	while (ktime_get_mono_fast_ns() < end)
+		cpu_relax();
 }

@@ -66,13 +66,15 @@ MODULE_PARM_DESC(test_delay_close_ms,
 #define PF_TEST_DELAY_MAX_MS	5000
 
 /*
- * Sleeps @ms (process context) or spins (atomic context). The spin reads
- * the clock the watchdogs count with, not mdelay()'s calibrated loop: in
- * an emulator that calibration can be off many times over (on a loaded
- * host, 3000 ms of mdelay() ran 21 s and RCU reported a stall).
+ * Sleeps @ms (process context) or spins (atomic context). The spin ends
+ * at whichever comes first, @ms by the clock or @ms of mdelay(1): in an
+ * emulator mdelay()'s calibration can be off many times over (on a
+ * loaded host 3000 ms of it ran 21 s, and RCU reported a stall), and with
+ * interrupts off the clock may not move (5.10 with two vCPUs froze).
  */
 void pf_test_delay(const char *where, unsigned int ms, bool atomic)
 {
+	unsigned int i;
 	u64 end;
 
 	if (!ms)
@@ -84,6 +86,6 @@ void pf_test_delay(const char *where, unsigned int ms, bool atomic)
 		return;
 	}
 	end = ktime_get_mono_fast_ns() + (u64)ms * NSEC_PER_MSEC;
-	while (ktime_get_mono_fast_ns() < end)
-		cpu_relax();
+	for (i = 0; i < ms && ktime_get_mono_fast_ns() < end; i++)
+		mdelay(1);
 }

@@ -1769,6 +1769,7 @@ compat_case() {
 [ -n "${JOURNEY_SOURCED:-}" ] && return 0
 
 echo "kernel $(uname -r)"
+_jt0=$(cut -d. -f1 /proc/uptime)
 journey_cleanup
 if ! router_setup; then
 	fail "topology: router_setup"
@@ -1788,13 +1789,18 @@ case $? in
 *) fail "topology: virtio-net NICs in x and y" ;;
 esac
 check "nftables rules in r and b" nft_setup
+echo "# setup: $(($(cut -d. -f1 /proc/uptime) - _jt0)) s"
 
 cases=${*:-topo rx pad core fwd nat nearmiss drop nosock tx txrx exact tstamp count unload}
 MODULE=0
 case " $cases " in
-*" topo "*) topo_cases ;;
+*" topo "*)
+	_jt0=$(cut -d. -f1 /proc/uptime)
+	topo_cases
+	echo "# topo: $(($(cut -d. -f1 /proc/uptime) - _jt0)) s" ;;
 esac
 if [ "$cases" != topo ]; then
+	_jt0=$(cut -d. -f1 /proc/uptime)
 	if ! insmod $PKTFILT_KO; then
 		fail "insmod"
 	else
@@ -1808,6 +1814,7 @@ if [ "$cases" != topo ]; then
 		fi
 		trace_stop
 	fi
+	echo "# insmod: $(($(cut -d. -f1 /proc/uptime) - _jt0)) s"
 fi
 if [ $MODULE = 1 ]; then
 	for c in $cases; do

@@ -189,7 +189,7 @@ nokallsyms_case() {
 	if out=$(pktfilt set --proto udp --dport 9000 2>&1); then
 		fail "nokallsyms: set refused" "$out"
 	else
-		echo "# $out"
+		echo "$out" | sed 's/^/# /'
 		case $out in
 		*CONFIG_KALLSYMS_ALL*global_trace*) ok "nokallsyms: set refused, says why" ;;
 		*) fail "nokallsyms: the refusal names CONFIG_KALLSYMS_ALL" "$out" ;;

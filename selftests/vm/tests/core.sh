@@ -175,6 +175,36 @@ notready_case() {
 	rmmod pktfilt
 }
 
+# nokallsyms_case: a kernel without CONFIG_KALLSYMS_ALL (Debian's arm64
+# 6.1; /proc/kallsyms then lists no data symbol, global_trace among them):
+# the module loads, set refuses to arm and says why, show says idle,
+# rmmod works. Not in core_cases: selftests/check runs it alone there.
+nokallsyms_case() {
+	if grep -q ' global_trace$' /proc/kallsyms; then
+		fail "nokallsyms: a kernel without KALLSYMS_ALL" "global_trace is in /proc/kallsyms"
+		return
+	fi
+	check "nokallsyms: insmod" insmod $PKTFILT_KO
+	idle_pid > $T/set_ftrace_pid
+	if out=$(pktfilt set --proto udp --dport 9000 2>&1); then
+		fail "nokallsyms: set refused" "$out"
+	else
+		echo "$out" | sed 's/^/# /'
+		case $out in
+		*CONFIG_KALLSYMS_ALL*global_trace*) ok "nokallsyms: set refused, says why" ;;
+		*) fail "nokallsyms: the refusal names CONFIG_KALLSYMS_ALL" "$out" ;;
+		esac
+	fi
+	out=$(pktfilt show 2>&1)
+	echo "$out" | sed 's/^/# /'
+	case $out in
+	*"state:       idle"*) ok "nokallsyms: show: idle" ;;
+	*) fail "nokallsyms: show: idle" "$out" ;;
+	esac
+	check "nokallsyms: rmmod" rmmod pktfilt
+	dmesg | grep pktfilt | sed 's/^/# /'
+}
+
 # mark_case: --mark VALUE/MASK, a prefix and a port range, on loopback in
 # netns b (the mark survives there; it is scrubbed across veth).
 mark_case() {

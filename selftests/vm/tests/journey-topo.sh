@@ -14,8 +14,17 @@
 # Every neighbour is static: no ARP or ND of its own during a test.
 # rp_filter off, no router solicitations.
 
-# mac NS DEV
-jt_mac() { ip netns exec "$1" cat "/sys/class/net/$2/address"; }
+# mac NS DEV (ip -n: no ip netns exec, whose mount namespace and /sys
+# remount cost a process more each time under TCG)
+jt_mac() { ip -n "$1" -o link show "$2" | sed -n 's/.* link\/ether \([0-9a-f:]*\) .*/\1/p'; }
+
+# jt_sysctls NS: rp_filter off, no router solicitations, in one process.
+jt_sysctls() {
+	# shellcheck disable=SC2016 # sh -c's program
+	ip netns exec "$1" sh -c 'for f in ipv4/conf/all/rp_filter ipv4/conf/default/rp_filter \
+		ipv6/conf/all/router_solicitations ipv6/conf/default/router_solicitations; do
+		echo 0 > /proc/sys/net/$f || exit 1; done'
+}
 
 # jt_neigh NS DEV PEER_NS PEER_DEV ADDR...: ADDRs at PEER_DEV's MAC.
 jt_neigh() {
@@ -53,10 +62,7 @@ router_setup() {
 	for _ns in a r b; do
 		ip netns add $_ns || return 1
 		ip -n $_ns link set lo up
-		ip netns exec $_ns sysctl -qw net.ipv4.conf.all.rp_filter=0
-		ip netns exec $_ns sysctl -qw net.ipv4.conf.default.rp_filter=0
-		ip netns exec $_ns sysctl -qw net.ipv6.conf.all.router_solicitations=0
-		ip netns exec $_ns sysctl -qw net.ipv6.conf.default.router_solicitations=0
+		jt_sysctls $_ns
 	done
 	ip netns exec r sysctl -qw net.ipv4.ip_forward=1 &&
 	ip netns exec r sysctl -qw net.ipv6.conf.all.forwarding=1 || return 1
@@ -107,10 +113,7 @@ nics_setup() {
 	for _ns in x y; do
 		ip netns add $_ns || return 1
 		ip -n $_ns link set lo up
-		ip netns exec $_ns sysctl -qw net.ipv4.conf.all.rp_filter=0
-		ip netns exec $_ns sysctl -qw net.ipv4.conf.default.rp_filter=0
-		ip netns exec $_ns sysctl -qw net.ipv6.conf.all.router_solicitations=0
-		ip netns exec $_ns sysctl -qw net.ipv6.conf.default.router_solicitations=0
+		jt_sysctls $_ns
 	done
 	ip link set "$_n1" netns x &&
 	ip -n x link set "$_n1" name v1 &&

@@ -443,8 +443,16 @@ rearm_cases() {
 
 # The protocol slots, read from the kernel's own arrays by a kprobe event in
 # a private tracefs instance: "<ptr> <handler>" for tcp, udp, icmp (v4 and
-# v6). The handlers must be the kernel's own functions.
+# v6). The handlers must be the kernel's own functions. The event sits on
+# sync(2)'s entry, whose name is the architecture's syscall wrapper's
+# (__x64_sys_sync, __arm64_sys_sync; x86-64's __ia32_sys_sync is not the
+# one a 64-bit sync calls).
 slots_setup() {
+	_sync=
+	for _f in __x64_sys_sync __arm64_sys_sync; do
+		[ -n "$(ksym "$_f")" ] && { _sync=$_f; break; }
+	done
+	[ -n "$_sync" ] || { echo "# no __x64_sys_sync or __arm64_sys_sync in /proc/kallsyms"; return 1; }
 	SLOTS=$T/instances/pf-slots
 	mkdir $SLOTS || return 1
 	_a=
@@ -454,7 +462,7 @@ slots_setup() {
 	for p in 6 17 58; do
 		_a="$_a v6_$p=@inet6_protos+$((p * 8)):x64 h6_$p=+0(@inet6_protos+$((p * 8))):x64"
 	done
-	echo "p:pktfilt_slots __x64_sys_sync$_a" >> $T/kprobe_events || return 1
+	echo "p:pktfilt_slots $_sync$_a" >> $T/kprobe_events || { rmdir "$SLOTS"; return 1; }
 	echo 1 > $SLOTS/events/kprobes/pktfilt_slots/enable
 }
 

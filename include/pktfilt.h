@@ -50,8 +50,9 @@
  * not again from ip_local_out(): the tx graph's root is nf_hook_slow().
  * 6: the pktfilt_packet trace event carries the packet's first bytes from
  * its network header (len=, rt_ns=, data=), PKTFILT_A_SNAPLEN of them.
+ * 7: PKTFILT_A_RX_FROM_IP.
  */
-#define PKTFILT_GENL_VERSION	6
+#define PKTFILT_GENL_VERSION	7
 #define PKTFILT_MCGRP_EVENTS	"events"
 
 enum pktfilt_cmd {
@@ -199,6 +200,13 @@ enum pktfilt_attr {
 	 * PKTFILT_SNAPLEN_MAX; PKTFILT_SNAPLEN_DEFAULT without it.
 	 */
 	PKTFILT_A_SNAPLEN,	/* u32 (SET, GET) */
+
+	/*
+	 * Version 7 (GET, STATS replies): this kernel's device receive cannot
+	 * be hooked (ftrace cannot send a call on elsewhere: arm64 before
+	 * 6.2), so rx is traced from ip_rcv() and ipv6_rcv() on.
+	 */
+	PKTFILT_A_RX_FROM_IP,	/* flag */
 
 	__PKTFILT_A_MAX,
 	PKTFILT_A_MAX = __PKTFILT_A_MAX - 1

@@ -38,8 +38,12 @@
  *    set_ftrace_notrace_pid) is non-empty. When it is empty the probe is not
  *    registered, the per-CPU value is FTRACE_PID_TRACE, and calling the probe
  *    would leave a PID behind that nothing resets: the gate stays shut.
- * sprint_symbol() (KALLSYMS_ALL) tells the top-level trace array,
- * global_trace, from the trace arrays of tracefs instances.
+ * The probe's data tells the top-level trace array, global_trace, from the
+ * trace arrays of tracefs instances: global_trace is the one static trace
+ * array, instances are kzalloc()ed (trace_array_create()).
+ * pf_is_core_object() tells them apart without reading either, and names
+ * global_trace where kallsyms names data (KALLSYMS_ALL; Debian's arm64 6.1
+ * has none).
  *
  * On PREEMPT_RT, softirqs run in preemptible task context: a context switch
  * inside the handler makes ftrace's probe recompute the per-CPU value, for
@@ -63,7 +67,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
-#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
@@ -119,16 +122,6 @@ static void pf_find_sched_switch(struct tracepoint *tp, void *priv)
 		*(struct tracepoint **)priv = tp;
 }
 
-/* Is @addr exactly the start of the kernel symbol @name? */
-static bool pf_is_symbol_start(const void *addr, const char *name)
-{
-	char buf[KSYM_SYMBOL_LEN];
-	size_t len = strlen(name);
-
-	sprint_symbol(buf, (unsigned long)addr);
-	return !strncmp(buf, name, len) && !strncmp(buf + len, "+0x0/", 5);
-}
-
 /*
  * Finds ftrace's PID probe for global_trace among the registered sched_switch
  * probes. Process context, under pf_lock.
@@ -147,8 +140,8 @@ static bool pf_probe_lookup(void)
 		}
 		if (pf_probe)
 			continue;
-		if (pf_is_symbol_start(it->func, PF_PROBE_NAME) &&
-		    pf_is_symbol_start(it->data, PF_TRACE_NAME) &&
+		if (pf_is_core_symbol(it->func, PF_PROBE_NAME) &&
+		    pf_is_core_object(it->data, PF_TRACE_NAME) &&
 		    pf_arch_call_landing(it->func)) {
 			pf_probe = it->func;
 			WRITE_ONCE(pf_trace, it->data);
@@ -246,7 +239,7 @@ static bool pf_kprobe_on_entry(void)
 	return pf_tit_kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY;
 #else
 	/* Before 5.17 no flag says so (and no IBT moves it): its address. */
-	return pf_is_symbol_start(pf_tit_kp.addr, "trace_ignore_this_task");
+	return pf_is_core_symbol(pf_tit_kp.addr, "trace_ignore_this_task");
 #endif
 }
 
@@ -446,15 +439,6 @@ int pf_gate_arm(struct netlink_ext_ack *extack)
 {
 	int ret;
 
-	/*
-	 * sprint_symbol() names a data symbol (global_trace) only with
-	 * KALLSYMS_ALL: without it no probe is ever found (Debian's arm64 6.1).
-	 */
-	if (!IS_ENABLED(CONFIG_KALLSYMS_ALL)) {
-		NL_SET_ERR_MSG(extack,
-			       "this kernel has no CONFIG_KALLSYMS_ALL: the gate cannot tell ftrace's top-level trace array (global_trace), and pktfilt cannot arm");
-		return -EOPNOTSUPP;
-	}
 	if (!pf_probe_lookup()) {
 		NL_SET_ERR_MSG(extack,
 #ifndef PF_PID_LIST_BITMAP

@@ -411,6 +411,7 @@ static int pf_cmd_get(struct sk_buff *skb, struct genl_info *info)
 	     (nla_put_u8(msg, PKTFILT_A_LAZY, (u8)atomic_read(&f->lazy)) ||
 	      nla_put_u32(msg, PKTFILT_A_HOLD_MS, f->hold_ms))) ||
 	    nla_put_u32(msg, PKTFILT_A_HELD, pf_hold_count()) ||
+	    (!pf_rxcore_possible() && nla_put_flag(msg, PKTFILT_A_RX_FROM_IP)) ||
 	    (!f && *reason && nla_put_string(msg, PKTFILT_A_REASON, reason))) {
 		mutex_unlock(&pf_lock);
 		goto fail;

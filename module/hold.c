@@ -3,8 +3,9 @@
  * Lazy filters (PKTFILT_F_LAZY): while one waits, nothing of the scope is
  * patched, so waiting costs what the hooks cost. The first matching packet
  * is held by the hook of its stage, which owns it then (rx: the device
- * hook does not receive it; tx: LOCAL_OUT steals it; l4: the handler's
- * wrapper keeps it), and the owner of the filter is told (HELD). It patches
+ * hook does not receive it, or the IP receive handler's wrapper where
+ * there is none; tx: LOCAL_OUT steals it; l4: the handler's wrapper keeps
+ * it), and the owner of the filter is told (HELD). It patches
  * the scope in one pass and says READY; the held packets are then replayed
  * in the order they came, from a work item, each through the hook that
  * held it, which now traces it with the gate open. Matching packets that
@@ -52,6 +53,7 @@ struct pf_held {
 	u64 deadline;		/* since + the filter's bound */
 	u32 filter_id;
 	u8 stage;
+	u8 root;		/* enum pf_root: rx's device hook or ip_rcv() */
 };
 
 static atomic_t pf_hold_lock = ATOMIC_INIT(0);
@@ -158,6 +160,7 @@ static bool notrace pf_hold_add(struct pf_filter *f, struct pf_pkt *pkt)
 	h->deadline = h->since + (u64)f->hold_ms * NSEC_PER_MSEC;
 	h->filter_id = f->id;
 	h->stage = pkt->stage;
+	h->root = pkt->root;
 	flags = pf_hold_lock_irqsave();
 	list_add_tail(&h->list, &pf_held_list);
 	pf_held_n++;
@@ -235,7 +238,10 @@ static void pf_hold_replay(struct pf_held *h, bool traced)
 		this_cpu_inc(pf_stats.hold_expired);
 	switch (h->stage) {
 	case PKTFILT_STAGE_RX:
-		pf_rxcore_replay(h->skb);
+		if (h->root == PF_ROOT_NETIF_CORE)
+			pf_rxcore_replay(h->skb);
+		else
+			pf_rx_replay(h->skb, h->root);
 		break;
 	case PKTFILT_STAGE_TX:
 		pf_tx_replay(h->skb, &h->ctx);

@@ -36,7 +36,9 @@
 #include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/kallsyms.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/sched/clock.h>
 #include <net/protocol.h>
 #include <net/xfrm.h>
@@ -268,13 +270,41 @@ bool pf_is_core_symbol(const void *addr, const char *name)
 }
 
 /*
+ * Is @addr inside the core kernel's image, past its text? The image is one
+ * mapping, laid out text, rodata, data, bss (x86-64 and arm64): between
+ * one of its functions (dev_add_pack()) and one of its .bss variables
+ * (high_memory) lie none of a module's, vmalloc's or the heap's addresses,
+ * and every static object of .rodata and .data. Reads nothing.
+ */
+static bool pf_in_core_image(const void *addr)
+{
+	unsigned long a = (unsigned long)addr;
+
+	return a > (unsigned long)dev_add_pack &&
+	       a < (unsigned long)&high_memory;
+}
+
+/*
+ * Is @addr a static object of the core kernel, named @name (NULL: any
+ * name)? kallsyms names data only with KALLSYMS_ALL: without it (Debian's
+ * arm64 6.1) the image test alone decides, and callers check what the
+ * object's own pointers are.
+ */
+bool pf_is_core_object(const void *addr, const char *name)
+{
+	if (!pf_in_core_image(addr))
+		return false;
+	return !IS_ENABLED(CONFIG_KALLSYMS_ALL) || pf_is_core_symbol(addr, name);
+}
+
+/*
  * Does the slot hold the kernel's own protocol: a struct of the core kernel
  * (static, or in net_hotdata) whose handler is the kernel's function?
  */
 static bool pf_is_kernel_protocol(const struct pf_hook *h, const void *proto,
 				  const void *handler)
 {
-	return pf_is_core_symbol(proto, NULL) &&
+	return pf_is_core_object(proto, NULL) &&
 	       pf_is_core_symbol(handler, h->kernel_handler);
 }
 

@@ -161,6 +161,7 @@ void pf_hooks_remove(unsigned int slots);
 unsigned int pf_hooks_installed(void);
 const char *pf_hooks_problem(void);
 bool pf_is_core_symbol(const void *addr, const char *name);
+bool pf_is_core_object(const void *addr, const char *name);
 void pf_hooks_exit(void);
 u8 pf_slot_proto(enum pf_slot slot);
 u8 pf_slot_family(enum pf_slot slot);
@@ -241,6 +242,7 @@ int pf_rx_install(struct netlink_ext_ack *extack);
 void pf_rx_remove(void);
 const char *pf_rx_problem(void);
 void pf_rx_exit(void);
+void pf_rx_replay(struct sk_buff *skb, u8 root);
 bool pf_rx_key(struct pf_filter *f, struct sk_buff *skb, u8 family,
 	       int ifindex, u8 root, struct pf_pkt *pkt, bool match);
 /* rxcore.c: the rx stage from the device (netif_receive_skb's core) */
@@ -248,6 +250,7 @@ int pf_rxcore_install(struct netlink_ext_ack *extack);
 bool pf_rxcore_remove(void);
 void pf_rxcore_exit(void);
 bool pf_rxcore_decided(const struct sk_buff *skb);
+bool pf_rxcore_possible(void);
 
 /* tx.c: the IP output stage (a netfilter LOCAL_OUT hook) */
 int pf_tx_install(struct netlink_ext_ack *extack);

@@ -25,15 +25,17 @@
  *
  * The structs are static in af_inet.c/af_inet6.c and not exported: they
  * are found by adding a packet_type of the same type for a moment and
- * walking its list (ptype_base's bucket) to the struct whose address is
- * exactly that symbol (sprint_symbol()), and they are only used when their
- * pointers are exactly the kernel's functions. The pointers are swapped
- * with cmpxchg() and put back the same way, then synchronize_net() (the
- * receive path calls them under rcu_read_lock()). If another module
- * replaced our wrapper meanwhile, it may still call it: pktfilt then stays
- * loaded (pinned), as hooks.c does for the protocol slots, until that
- * module puts our wrapper back: the next arming, disarming or `show` then
- * restores the kernel's function and unpins (pf_rx_take_back()).
+ * walking its list (ptype_base's bucket) to the struct of that type whose
+ * address is exactly that symbol (pf_is_core_object(); without
+ * KALLSYMS_ALL: the core kernel's one static struct of the type), and
+ * they are only used when their pointers are exactly the kernel's
+ * functions. The pointers are swapped with cmpxchg() and put back the
+ * same way, then synchronize_net() (the receive path calls them under
+ * rcu_read_lock()). If another module replaced our wrapper meanwhile, it
+ * may still call it: pktfilt then stays loaded (pinned), as hooks.c does
+ * for the protocol slots, until that module puts our wrapper back: the
+ * next arming, disarming or `show` then restores the kernel's function
+ * and unpins (pf_rx_take_back()).
  *
  * A graph begun here lacks what ran before the protocol dispatch (taps,
  * tc ingress, bridge/VLAN handling), which rxcore.c's graphs hold.
@@ -41,9 +43,10 @@
  * Indirect calls (IBT): r->func and r->list_func, the kernel's ip_rcv(),
  * ip_list_rcv(), ipv6_rcv() and ipv6_list_rcv() (names checked at
  * install): the receive path calls these very pointers, so they are
- * address-taken function starts with ENDBR64. Our wrappers are called
- * through the structs; their addresses are taken here, so they have
- * ENDBR64 too.
+ * address-taken function starts with ENDBR64; pf_rx_replay() calls
+ * pt->func, the pointer the receive path calls (that, or our wrapper).
+ * Our wrappers are called through the structs; their addresses are taken
+ * here, so they have ENDBR64 too.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -151,13 +154,19 @@ static __always_inline int pf_rx_traced(const struct pf_rx *r,
 					struct packet_type *pt,
 					struct net_device *orig_dev)
 {
+	struct pf_hold_ctx hold = { .dev = dev, .family = r->family };
 	enum pf_verdict v;
 	int ret;
 
 	/* Softirq already, nearly always; else no softirq runs inside. */
 	local_bh_disable();
-	/* pkt->hold is NULL: not held here (a lazy filter asks for its scope). */
+	pkt->hold = &hold;
 	v = pf_begin(f, pkt);
+	/* Held (hold.c): received later, when it is replayed. */
+	if (v == PF_HOLD) {
+		local_bh_enable();
+		return NET_RX_SUCCESS;
+	}
 	ret = r->func(skb, dev, pt, orig_dev);
 	if (v == PF_TRACE)
 		pf_rcv_end();
@@ -249,6 +258,21 @@ static notrace void pf_ipv6_list_rcv(struct list_head *head,
 	pf_rx_list(&pf_rx[PF_RX_IPV6], head, pt, orig_dev);
 }
 
+/*
+ * A packet pf_rx_traced() held (a lazy filter's), replayed (hold.c: BH
+ * off, RCU) as the device receive calls the handler: through the struct,
+ * our wrapper while armed (which traces it now), the kernel's function
+ * once disarmed. ip_rcv() and ipv6_rcv() do not use orig_dev.
+ */
+void notrace pf_rx_replay(struct sk_buff *skb, u8 root)
+{
+	const struct pf_rx *r = &pf_rx[root == PF_ROOT_IPV6_RCV ? PF_RX_IPV6 :
+							     PF_RX_IP];
+	struct packet_type *pt = r->pt;
+
+	READ_ONCE(pt->func)(skb, skb->dev, pt, skb->dev);
+}
+
 /* Our packet_type, in the list for a moment: whatever it gets, it frees. */
 static int pf_rx_probe_rcv(struct sk_buff *skb, struct net_device *dev,
 			   struct packet_type *pt, struct net_device *orig_dev)
@@ -274,7 +298,7 @@ static struct packet_type *pf_rx_find(const struct pf_rx *r)
 		struct packet_type *pt = list_entry(pos, struct packet_type,
 						    list);
 
-		if (pf_is_core_symbol(pt, r->pt_name)) {
+		if (pt->type == r->type && pf_is_core_object(pt, r->pt_name)) {
 			found = pt;
 			break;
 		}

@@ -477,6 +477,12 @@ static int pf_core_filters(struct netlink_ext_ack *extack)
 	return 0;
 }
 
+/* Can this kernel's device receive be hooked? Else rx is from ip_rcv(). */
+bool pf_rxcore_possible(void)
+{
+	return PF_ARCH_RXCORE;
+}
+
 /* Under pf_lock. */
 int pf_rxcore_install(struct netlink_ext_ack *extack)
 {

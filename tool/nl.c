@@ -69,6 +69,7 @@ static const struct nla_policy pf_nl_policy[PKTFILT_A_MAX + 1] = {
 	[PKTFILT_A_SPORT]	= { .type = NLA_U16 },
 	[PKTFILT_A_DPORT]	= { .type = NLA_U16 },
 	[PKTFILT_A_PROBLEM]	= { .type = NLA_STRING },
+	[PKTFILT_A_RX_FROM_IP]	= { .type = NLA_FLAG },
 	[PKTFILT_A_STAGES]	= { .type = NLA_U32 },
 	[PKTFILT_A_EXPR]	= { .type = NLA_STRING },
 	[PKTFILT_A_STAGE]	= { .type = NLA_U8 },

@@ -95,6 +95,7 @@ int pf_show_decode(struct nlattr **tb, void *arg)
 	if (tb[PKTFILT_A_PROBLEM])
 		nla_strlcpy(st->problem, tb[PKTFILT_A_PROBLEM],
 			    sizeof(st->problem));
+	st->rx_from_ip = !!tb[PKTFILT_A_RX_FROM_IP];
 	if (tb[PKTFILT_A_STATS])
 		return pf_show_decode_stats(tb[PKTFILT_A_STATS], st);
 	return 0;
@@ -169,6 +170,8 @@ void pf_show_print(FILE *out, const struct pf_status *st,
 		fprintf(out, "last disarm: %s\n", st->reason);
 	if (st->problem[0])
 		fprintf(out, "problem:     %s\n", st->problem);
+	if (st->rx_from_ip)
+		fprintf(out, "rx:          from ip_rcv() and ipv6_rcv() on: this kernel's device receive cannot be hooked (arm64 before 6.2)\n");
 	for (i = 0; i <= PKTFILT_STAT_MAX; i++) {
 		if (!(st->has_stat & (1U << i)))
 			continue;

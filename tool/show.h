@@ -28,6 +28,7 @@ struct pf_status {
 	__u32 held;		/* packets held now */
 	char reason[128];	/* empty: none given */
 	char problem[512];	/* empty: none given */
+	int rx_from_ip;		/* rx starts at ip_rcv(), not the device */
 	int filter_hidden;	/* a STATS reply: the caller may not read it */
 	__u32 has_stat;		/* bit per enum pktfilt_stat */
 	__u64 stat[PKTFILT_STAT_MAX + 1];

@@ -46,6 +46,26 @@ static int pf_slottest_probe_rcv(struct sk_buff *skb, struct net_device *dev,
 	return NET_RX_SUCCESS;
 }
 
+/*
+ * Is @pt ip_packet_type? Its name where kallsyms names data (KALLSYMS_ALL);
+ * without (Debian's arm64 6.1), the one of its type that calls ip_rcv() or
+ * the rx stage's wrapper.
+ */
+static bool pf_slottest_is_ip(struct packet_type *pt)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	if (IS_ENABLED(CONFIG_KALLSYMS_ALL)) {
+		sprint_symbol(sym, (unsigned long)pt);
+		return !strncmp(sym, "ip_packet_type+0x0/", 19);
+	}
+	if (pt->type != htons(ETH_P_IP))
+		return false;
+	sprint_symbol(sym, (unsigned long)READ_ONCE(pt->func));
+	return !strncmp(sym, "ip_rcv+0x0/", 11) ||
+	       !strncmp(sym, "pf_ip_rcv+0x0/", 14);
+}
+
 /* ip_packet_type, as rx.c finds it: a moment in its ptype_base bucket. */
 static struct packet_type *pf_slottest_find_ip(void)
 {
@@ -54,7 +74,6 @@ static struct packet_type *pf_slottest_find_ip(void)
 		.func = pf_slottest_probe_rcv,
 	};
 	struct packet_type *found = NULL;
-	char sym[KSYM_SYMBOL_LEN];
 	struct list_head *pos;
 	int n = 0;
 
@@ -66,8 +85,7 @@ static struct packet_type *pf_slottest_find_ip(void)
 		struct packet_type *pt = list_entry(pos, struct packet_type,
 						    list);
 
-		sprint_symbol(sym, (unsigned long)pt);
-		if (!strncmp(sym, "ip_packet_type+0x0/", 19)) {
+		if (pf_slottest_is_ip(pt)) {
 			found = pt;
 			break;
 		}

@@ -6,8 +6,10 @@
  * that calls the saved one, into the slot; on unload it puts the saved
  * pointer back if the slot still holds its copy. With rx=1 it does the
  * same to ip_packet_type's ->func (ip_rcv(), or whoever wrapped it: the
- * rx stage's wrapper), the pointer rx.c swaps. Used by
- * selftests/vm/tests/harden.sh; never installed.
+ * rx stage's wrapper), the pointer rx.c swaps. With where=1 it only says
+ * where the slot arrays are (hostile.sh's kprobe event, where kallsyms
+ * names no data). Used by selftests/vm/tests/harden.sh and hostile.sh;
+ * never installed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,6 +26,9 @@ MODULE_PARM_DESC(proto, "the IPv4 protocol slot to take over (default 17, UDP)")
 static bool rx;
 module_param(rx, bool, 0444);
 MODULE_PARM_DESC(rx, "take over ip_packet_type's ->func instead of a slot");
+static bool where;
+module_param(where, bool, 0444);
+MODULE_PARM_DESC(where, "print where hostile.sh's protocol slots are, and fail to load (kprobe events where kallsyms has no data symbols)");
 
 typedef int (*pf_slottest_func)(struct sk_buff *skb, struct net_device *dev,
 				struct packet_type *pt,
@@ -137,6 +142,17 @@ static int __init pf_slottest_init(void)
 {
 	const struct net_protocol *cur;
 
+	if (where) {
+		/* hostile.sh's slots: tcp, udp, icmp; tcp, udp, icmpv6. */
+		pr_info("slots v4_6=0x%lx v4_17=0x%lx v4_1=0x%lx v6_6=0x%lx v6_17=0x%lx v6_58=0x%lx\n",
+			(unsigned long)&inet_protos[IPPROTO_TCP],
+			(unsigned long)&inet_protos[IPPROTO_UDP],
+			(unsigned long)&inet_protos[IPPROTO_ICMP],
+			(unsigned long)&inet6_protos[IPPROTO_TCP],
+			(unsigned long)&inet6_protos[IPPROTO_UDP],
+			(unsigned long)&inet6_protos[IPPROTO_ICMPV6]);
+		return -ECANCELED;
+	}
 	if (rx)
 		return pf_slottest_rx_init();
 	if (proto <= 0 || proto >= MAX_INET_PROTOS)

@@ -52,18 +52,14 @@ static int pf_slottest_probe_rcv(struct sk_buff *skb, struct net_device *dev,
 }
 
 /*
- * Is @pt ip_packet_type? Its name where kallsyms names data (KALLSYMS_ALL);
- * without (Debian's arm64 6.1), the one of its type that calls ip_rcv() or
- * the rx stage's wrapper.
+ * Is @pt ip_packet_type: the one of its type that calls ip_rcv() or the rx
+ * stage's wrapper? (Not by its name: kallsyms names data only with
+ * KALLSYMS_ALL, which Debian's arm64 6.1 lacks.)
  */
 static bool pf_slottest_is_ip(struct packet_type *pt)
 {
 	char sym[KSYM_SYMBOL_LEN];
 
-	if (IS_ENABLED(CONFIG_KALLSYMS_ALL)) {
-		sprint_symbol(sym, (unsigned long)pt);
-		return !strncmp(sym, "ip_packet_type+0x0/", 19);
-	}
 	if (pt->type != htons(ETH_P_IP))
 		return false;
 	sprint_symbol(sym, (unsigned long)READ_ONCE(pt->func));

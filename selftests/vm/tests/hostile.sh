@@ -454,26 +454,18 @@ slots_setup() {
 	done
 	[ -n "$_sync" ] || { echo "# no __x64_sys_sync or __arm64_sys_sync in /proc/kallsyms"; return 1; }
 	SLOTS=$T/instances/pf-slots
+	# The slots' addresses from pf_slottest where=1, not @inet_protos:
+	# kallsyms names data only with CONFIG_KALLSYMS_ALL (not on Debian's
+	# arm64 6.1).
+	insmod /pktfilt/kmod/pf_slottest.ko where=1 2>/dev/null
+	_w=$(dmesg | sed -n 's/.*pf_slottest: slots //p' | tail -1)
+	[ -n "$_w" ] || { echo "# pf_slottest where=1 said nothing"; return 1; }
+	echo "# slots $_w"
 	_a=
-	if [ -n "$(ksym inet_protos)" ]; then
-		for p in 6 17 1; do
-			_a="$_a v4_$p=@inet_protos+$((p * 8)):x64 h4_$p=+0(@inet_protos+$((p * 8))):x64"
-		done
-		for p in 6 17 58; do
-			_a="$_a v6_$p=@inet6_protos+$((p * 8)):x64 h6_$p=+0(@inet6_protos+$((p * 8))):x64"
-		done
-	else
-		# No data symbols in kallsyms (no CONFIG_KALLSYMS_ALL: Debian's
-		# arm64 6.1): the slots' addresses from pf_slottest where=1.
-		insmod /pktfilt/kmod/pf_slottest.ko where=1 2>/dev/null
-		_w=$(dmesg | sed -n 's/.*pf_slottest: slots //p' | tail -1)
-		[ -n "$_w" ] || { echo "# pf_slottest where=1 said nothing"; return 1; }
-		echo "# no data symbols in kallsyms: slots $_w"
-		for _s in $_w; do
-			_n=${_s%%=*} _v=${_s#*=}
-			_a="$_a $_n=@$_v:x64 h${_n#v}=+0(@$_v):x64"
-		done
-	fi
+	for _s in $_w; do
+		_n=${_s%%=*} _v=${_s#*=}
+		_a="$_a $_n=@$_v:x64 h${_n#v}=+0(@$_v):x64"
+	done
 	mkdir $SLOTS || return 1
 	echo "p:pktfilt_slots $_sync$_a" >> $T/kprobe_events || { rmdir "$SLOTS"; return 1; }
 	echo 1 > $SLOTS/events/kprobes/pktfilt_slots/enable

@@ -7,8 +7,8 @@
  * pointer back if the slot still holds its copy. With rx=1 it does the
  * same to ip_packet_type's ->func (ip_rcv(), or whoever wrapped it: the
  * rx stage's wrapper), the pointer rx.c swaps. With where=1 it only says
- * where the slot arrays are (hostile.sh's kprobe event, where kallsyms
- * names no data). Used by selftests/vm/tests/harden.sh and hostile.sh;
+ * where the slots are (hostile.sh's kprobe event: kallsyms names data only
+ * with KALLSYMS_ALL). Used by selftests/vm/tests/harden.sh and hostile.sh;
  * never installed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -28,7 +28,7 @@ module_param(rx, bool, 0444);
 MODULE_PARM_DESC(rx, "take over ip_packet_type's ->func instead of a slot");
 static bool where;
 module_param(where, bool, 0444);
-MODULE_PARM_DESC(where, "print where hostile.sh's protocol slots are, and fail to load (kprobe events where kallsyms has no data symbols)");
+MODULE_PARM_DESC(where, "print where hostile.sh's protocol slots are, and fail to load");
 
 typedef int (*pf_slottest_func)(struct sk_buff *skb, struct net_device *dev,
 				struct packet_type *pt,

@@ -2,6 +2,8 @@
 #
 # make               module/pktfilt.ko for the running kernel, and tool/pktfilt
 # make KDIR=DIR      the module against another kernel's headers
+# make check, demo, soak, bench, deb: first scripts/host-deps TARGET, which
+#                    installs what the target needs (as root, apt-get)
 # make check         the host suites, then every VM group on Debian's 6.1,
 #                    6.12 and sid's 7.2 and a smoke group on 5.10 and the
 #                    PREEMPT_RT flavours, within 40 minutes (TESTING.md,
@@ -43,15 +45,22 @@ module:
 tool:
 	$(MAKE) -C tool
 
+# What a target needs on this machine, installed first (scripts/host-deps:
+# Debian packages as root, and the kernels the VM tests boot).
+HOST_DEPS = scripts/host-deps
+
 check:
+	$(HOST_DEPS) check
 	selftests/check
 
 soak:
+	$(HOST_DEPS) soak
 	selftests/soak
 
 # Hours under TCG, so not part of make check (TESTING.md, "make check-debug");
 # part of make soak.
 check-debug:
+	$(HOST_DEPS) check-debug
 	selftests/vm/debug-kernel
 	PKTFILT_KERNELS=6.1-debug PKTFILT_RT_KERNELS= PKTFILT_SMOKE_KERNELS= PKTFILT_ARM64_KERNELS= PKTFILT_CHECK_HOST=0 \
 	PKTFILT_COUNTS=$${PKTFILT_COUNTS:-soak} \
@@ -59,12 +68,15 @@ check-debug:
 		selftests/check
 
 bench-check:
+	$(HOST_DEPS) bench
 	selftests/vm/bench-check
 
 demo:
+	$(HOST_DEPS) demo
 	selftests/vm/demo
 
 bench:
+	$(HOST_DEPS) bench
 	BENCH_MODE="$(BENCH_MODE)" BENCH_KERNELS="$(BENCH_KERNELS)" selftests/vm/bench
 	if [ -x selftests/host/reader-bench ]; then selftests/host/reader-bench; fi
 
@@ -91,6 +103,7 @@ version-check:
 PF_DEB_VERSION := $(shell cat VERSION 2>/dev/null)
 PF_DEB_TREE := build/deb/pktfilt-$(PF_DEB_VERSION)
 deb: version-check
+	$(HOST_DEPS) deb
 	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
 		{ echo "make deb copies the files git tracks: run it in a git checkout" >&2; exit 1; }
 	rm -rf build/deb
@@ -106,6 +119,7 @@ deb: version-check
 # libraries from Debian's packages unpacked under build/arm64/ (nothing
 # installed on this machine).
 deb-arm64: version-check
+	$(HOST_DEPS) deb-arm64
 	selftests/lib/arm64-deb
 
 # Not kbuild's "make M=$(PWD) clean": that deletes every *.ko and *.o below

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make               module/pktfilt.ko for the running kernel, and tool/pktfilt
-# make KDIR=DIR      the module against another kernel's headers
+# make KDIR=DIR      the module against another kernel's headers, or your
+#                    own tree (O=DIR: its build directory; a tree configured
+#                    with clang gets LLVM=1): docs/install.md, "Your own kernel"
 # make check, demo, soak, bench, deb: first scripts/host-deps TARGET, which
 #                    installs what the target needs (as root, apt-get)
 # make check         the host suites, then every VM group on Debian's 6.1,
@@ -38,9 +40,18 @@ PWD	:= $(CURDIR)
 
 all: module tool
 
+# Your own tree: KDIR=its source, O=its build directory if it has one. A
+# tree configured with clang (CONFIG_CC_IS_CLANG) builds its modules with
+# LLVM=1, as it was built: given here unless the command line says LLVM=.
+PF_KOBJ := $(or $(O),$(KDIR))
+PF_CLANG := $(shell grep -qs '^CONFIG_CC_IS_CLANG=y' $(PF_KOBJ)/include/config/auto.conf $(PF_KOBJ)/.config && echo y)
+PF_KMAKE = $(MAKE) -C $(KDIR) $(if $(O),O=$(O)) M=$(PWD) $(if $(and $(PF_CLANG),$(if $(LLVM),,y)),LLVM=1)
+
 module:
 	@test -d "$(KDIR)" || { echo "no kernel headers at $(KDIR): install linux-headers-$(KVER) or pass KDIR=" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(PWD) modules
+	@test -f "$(PF_KOBJ)/include/config/auto.conf" || { echo "$(PF_KOBJ) is not a configured kernel tree (no include/config/auto.conf): run make modules_prepare there$(if $(O),, or pass its build directory as O=)" >&2; exit 1; }
+	@if [ -n "$(PF_CLANG)" ] && [ -z "$(LLVM)" ]; then echo "$(PF_KOBJ) was configured with clang: building with LLVM=1"; fi
+	$(PF_KMAKE) modules
 
 tool:
 	$(MAKE) -C tool
@@ -84,7 +95,7 @@ bench-reader:
 	selftests/host/reader-bench
 
 modules_install: module
-	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
+	$(PF_KMAKE) modules_install
 
 install: modules_install
 	$(MAKE) -C tool install PREFIX=$(PREFIX)

@@ -17,6 +17,7 @@
 #include "report.h"
 #include "diff.h"
 #include "tracecmd.h"
+#include "kcheck.h"
 
 #ifndef PKTFILT_VERSION
 #error "PKTFILT_VERSION must be defined (see tool/Makefile)"
@@ -409,6 +410,8 @@ static const struct pf_cmd pf_cmds[] = {
 	  pf_trace_synopsis, pf_trace_help, pf_trace_examples },
 	{ "diff", pf_diff_run, PKTFILT_CMD_UNSPEC,
 	  pf_diff_synopsis, pf_diff_help, pf_diff_examples },
+	{ "check", pf_check_run, PKTFILT_CMD_UNSPEC,
+	  pf_check_synopsis, pf_check_help, pf_check_examples },
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

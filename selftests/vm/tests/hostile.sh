@@ -578,6 +578,7 @@ rtnobh_cases() {
 	trace_start
 	out=$(pktfilt set --proto udp --daddr 10.9.0.2 --dport 9000 --count 1 2>&1)
 	expect_eq "rtnobh: pktfilt set refused" "$?" 1
+	echo "# rtnobh: pktfilt set: $out"
 	case $out in
 	*"$want"*) ok "rtnobh: pktfilt set says why" ;;
 	*) fail "rtnobh: pktfilt set says why" "$out" ;;

@@ -22,6 +22,28 @@
 #include "internal.h"
 #include "trace.h"
 
+/*
+ * PREEMPT_RT runs softirqs in preemptible tasks. Until 6.18 a per-CPU
+ * lock taken by local_bh_disable() serializes them on each CPU, and the
+ * per-CPU state pktfilt keeps across one packet's hook relies on it: the
+ * gate's open state (gate.c), the packet being replayed (hold.c), the
+ * hand-off of rx's core hook (rxcore.c) and the nft id (nft.c). From 6.18
+ * on that lock is kept only with PREEMPT_RT_NEEDS_BH_LOCK (off by
+ * default): without it two softirq tasks on one CPU can interleave there,
+ * and only tx's per-CPU chain is claimed safely (tx.c). Until that state
+ * is made safe, arming is refused on such a kernel. Whether the option
+ * exists, Kbuild says (PF_RT_BH_LOCK_OPTION: 6.18 on, or named in the
+ * kernel's .config, as in an -rt tree before 6.18).
+ */
+#if IS_ENABLED(CONFIG_PREEMPT_RT) && defined(PF_RT_BH_LOCK_OPTION) && \
+	!IS_ENABLED(CONFIG_PREEMPT_RT_NEEDS_BH_LOCK)
+#define PF_RT_NO_BH_LOCK	true
+#else
+#define PF_RT_NO_BH_LOCK	false
+#endif
+#define PF_RT_NO_BH_LOCK_MSG \
+	"this PREEMPT_RT kernel runs softirqs without the per-CPU BH lock (CONFIG_PREEMPT_RT_NEEDS_BH_LOCK is off): pktfilt's per-CPU state is not safe there yet, nothing can be armed (docs/limits.md)"
+
 /* Serializes arming, disarming, hook and gate changes. */
 DEFINE_MUTEX(pf_lock);
 DEFINE_PER_CPU(struct pf_stats, pf_stats);
@@ -336,6 +358,11 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 		ret = -ENODEV;
 		goto err;
 	}
+	if (PF_RT_NO_BH_LOCK) {
+		NL_SET_ERR_MSG(extack, PF_RT_NO_BH_LOCK_MSG);
+		ret = -EOPNOTSUPP;
+		goto err;
+	}
 	old = rcu_dereference_protected(pf_active, lockdep_is_held(&pf_lock));
 	if (old && (old->flags & PKTFILT_F_OWNED) &&
 	    (f->flags & PKTFILT_F_EXCLUSIVE) &&
@@ -559,6 +586,8 @@ const char *pf_filter_problem_locked(void)
 	const char *pinned = pf_hooks_problem();
 
 	lockdep_assert_held(&pf_lock);
+	if (PF_RT_NO_BH_LOCK)
+		return PF_RT_NO_BH_LOCK_MSG;
 	if (*pinned)
 		return pinned;
 	pinned = pf_rx_problem();

@@ -51,7 +51,9 @@
  * rest of the graph untraced. A probe of our own, registered after ftrace's,
  * opens the gate again when the task it was opened for is switched back in.
  * The task cannot move meanwhile: softirq processing on RT is migration
- * disabled, and serialized per CPU, so no other hook call can interleave.
+ * disabled, and serialized per CPU, so no other hook call can interleave
+ * (from 6.18 on only with PREEMPT_RT_NEEDS_BH_LOCK: without it pktfilt
+ * refuses to arm, filter.c).
  *
  * Indirect calls (IBT: each target must start with ENDBR64, arm64 BTI: with
  * a landing pad, arch.h; QEMU does not enforce IBT, harden.sh's ibt case
@@ -215,6 +217,9 @@ static int notrace pf_tit_pre(struct kprobe *p, struct pt_regs *regs)
 		pf_test_delay("gate close, inside ftrace's probe",
 			      xchg(&pf_test_delay_close_ms, 0), true);
 	if (pf_is_gate_call(regs, PF_MODE_TRIAL)) {
+		if (unlikely(pf_test_delay_trial_ms))
+			pf_test_delay("gate trial, inside ftrace's probe",
+				      xchg(&pf_test_delay_trial_ms, 0), true);
 		this_cpu_write(pf_done, 1);
 		return 0;
 	}
@@ -302,11 +307,22 @@ static bool notrace pf_gate_settle(void)
 /*
  * Does the gate's kprobe fire in this context? ftrace's probe is called
  * unforced, so it writes for current what it already holds: nothing
- * changes but pf_done. Interrupts on; preemption off.
+ * changes but pf_done. Unless set_ftrace_pid was emptied between the
+ * check and the probe's write, as in the close: then that write lands
+ * "ignore" after ftrace reset every CPU to "trace", and settling sets
+ * this CPU back. Whether the kprobe fired is the answer either way (the
+ * gate's open finds the probe gone by itself). Interrupts on; preemption
+ * off.
  */
 static bool notrace pf_gate_trial(void)
 {
-	return pf_gate_ready() && pf_call_probe(PF_MODE_TRIAL, current);
+	bool fires;
+
+	if (!pf_gate_ready())
+		return false;
+	fires = pf_call_probe(PF_MODE_TRIAL, current);
+	pf_gate_settle();
+	return fires;
 }
 
 /*

@@ -11,7 +11,7 @@
  * Each wrapper calls the original handler through the kernel's own struct,
  * i.e. through a pointer the IP layer calls anyway (IBT-safe), and returns
  * its value unchanged: negative means resubmit, and for IPv6 positive means
- * "next header".
+ * "next header" (a packet held instead: pf_held_ret()).
  *
  * Another module may swap the same slots (another tracer, a test). At
  * install the slot must hold the kernel's own protocol (a core-kernel
@@ -40,6 +40,8 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/sched/clock.h>
+#include <net/ip6_fib.h>
+#include <net/ipv6.h>
 #include <net/protocol.h>
 #include <net/xfrm.h>
 
@@ -116,6 +118,18 @@ static __always_inline int pf_hook_call(struct sk_buff *skb, enum pf_slot slot)
 }
 
 /*
+ * What a wrapper answers for the packet it held (hold.c), which is ours
+ * now. IPv4's IP layer counts InDelivers for any answer but a negative
+ * one (a resubmit): 0. IPv6's counts nothing for a negative one, so that
+ * the replay counts what the IP layer would have counted for the packet
+ * (InDelivers or InDiscards, pf_hooks_replay()): -1.
+ */
+static __always_inline int pf_held_ret(enum pf_slot slot)
+{
+	return pf_hooks[slot].family == PF_FAMILY_IPV6 ? -1 : 0;
+}
+
+/*
  * The same, timed (timing.c). The clock is not read while the gate is
  * open: for a traced packet the time runs to after the gate is closed.
  */
@@ -135,7 +149,7 @@ static int notrace pf_hook_rcv_timed(struct sk_buff *skb, enum pf_slot slot)
 	v = pf_rcv_begin(f, skb, slot);
 	if (v == PF_HOLD) {
 		pf_timing_add(PF_TIMING_UNTRACED, local_clock() - t0);
-		return 0;
+		return pf_held_ret(slot);
 	}
 	if (v != PF_TRACE) {
 		if (this_cpu_read(pf_stats.matched) == matched) {
@@ -165,9 +179,9 @@ static __always_inline int pf_hook_rcv(struct sk_buff *skb, enum pf_slot slot)
 	if (!f)
 		return pf_hook_call(skb, slot);
 	v = pf_rcv_begin(f, skb, slot);
-	/* Held (hold.c): ours now; the IP layer sees it delivered. */
+	/* Held (hold.c): ours now. */
 	if (v == PF_HOLD)
-		return 0;
+		return pf_held_ret(slot);
 	ret = pf_hook_call(skb, slot);
 	if (v == PF_TRACE)
 		pf_rcv_end();
@@ -204,56 +218,107 @@ static notrace int pf_icmp6_rcv(struct sk_buff *skb)
 	return pf_hook_rcv(skb, PF_SLOT_ICMP6);
 }
 
-/* Is @addr a symbol of the core kernel (not of a module)? Named @name if set. */
 /*
  * A held packet, replayed (hold.c: BH off, RCU): through the wrapper's
- * body, then what the IP layer does with the handler's answer. A negative
- * one (IPv4) or a positive one (IPv6; every wrapped handler is a final
- * one) names the protocol of a payload to deliver next (UDP
- * encapsulation): its handler is called as ip_protocol_deliver_rcu() and
- * ip6_protocol_deliver_rcu() would, with their policy check; no raw
- * socket sees the inner packet (those functions are not exported), and
- * a protocol without a handler is dropped without their ICMP error.
+ * body, then what ip_protocol_deliver_rcu() and ip6_protocol_deliver_rcu()
+ * do with the handler's answer (neither is exported). Every wrapped
+ * handler is a final protocol (INET6_PROTO_FINAL) without a policy check
+ * of the IP layer's (no_policy, INET6_PROTO_NOPOLICY). A negative answer
+ * (IPv4) or a positive one (IPv6) names the protocol of a payload to
+ * deliver next (UDP encapsulation: fou, GUE); its handler is called as the
+ * IP layer would call it:
+ *  - IPv4: a protocol without no_policy passes the policy check (else
+ *    dropped) and loses its conntrack reference (nf_reset_ct()); one with
+ *    no_policy keeps it. The IP layer counted InDelivers when the packet
+ *    was held (any answer but a negative one counts).
+ *  - IPv6, once a final protocol was seen: a protocol that is not final
+ *    (an extension header: destination options, routing, fragment, ESP,
+ *    AH, no next header) is discarded, Ip6InDiscards, its handler never
+ *    called; one without INET6_PROTO_NOPOLICY passes the policy check
+ *    (else discarded) and then nf_reset_ct(), as 6.3 (and 6.1.22) on do:
+ *    5.10 resets only at the first final protocol, before the held
+ *    handler, but the one wrapped handler that resubmits, UDP's, resets
+ *    the packet's conntrack itself before its encapsulation hook, so the
+ *    two agree. The IP layer counted nothing when the packet was held
+ *    (pf_held_ret()): InDelivers is counted here, for an answer of 0.
+ * Unlike the IP layer, no raw socket sees the inner packet
+ * (raw_local_deliver() and raw6_local_deliver() are not exported), and a
+ * protocol without a handler is dropped without InUnknownProtos and the
+ * ICMP error, which the IP layer sends only if no raw socket took it.
  * Indirect calls (IBT): the handlers of inet_protos[]/inet6_protos[],
  * which the IP layer calls through the same pointers.
  */
-void notrace pf_hooks_replay(struct sk_buff *skb, enum pf_slot slot)
+static void notrace pf_replay4(struct sk_buff *skb, int ret)
 {
-	int ret = pf_hook_rcv(skb, slot), n;
+	int n;
 
-	for (n = 0; n < 8 && ret; n++) {
-		if (pf_slot_family(slot) == PF_FAMILY_IPV4) {
-			const struct net_protocol *p;
+	for (n = 0; n < 8 && ret < 0; n++) {
+		const struct net_protocol *p;
 
-			if (ret > 0)
-				return;
-			p = rcu_dereference(inet_protos[-ret & 0xff]);
-			if (!p || (!p->no_policy &&
-				   !xfrm4_policy_check(NULL, XFRM_POLICY_IN, skb)))
+		p = rcu_dereference(inet_protos[-ret & 0xff]);
+		if (!p)
+			break;
+		if (!p->no_policy) {
+			if (!xfrm4_policy_check(NULL, XFRM_POLICY_IN, skb))
 				break;
 			nf_reset_ct(skb);
-			ret = p->handler(skb);
-			continue;
 		}
-#if IS_ENABLED(CONFIG_IPV6)
-		{
-			const struct inet6_protocol *p;
-
-			if (ret < 0)
-				return;
-			p = rcu_dereference(inet6_protos[ret & 0xff]);
-			if (!p || (!(p->flags & INET6_PROTO_NOPOLICY) &&
-				   !xfrm6_policy_check(NULL, XFRM_POLICY_IN, skb)))
-				break;
-			nf_reset_ct(skb);
-			ret = p->handler(skb);
-		}
-#endif
+		ret = p->handler(skb);
 	}
-	if (ret)
+	if (ret < 0)
 		kfree_skb(skb);
 }
 
+#if IS_ENABLED(CONFIG_IPV6)
+static void notrace pf_replay6(struct sk_buff *skb, int ret,
+			       struct net *net, struct inet6_dev *idev)
+{
+	int n;
+
+	for (n = 0; n < 8 && ret > 0; n++) {
+		const struct inet6_protocol *p;
+
+		p = rcu_dereference(inet6_protos[ret & 0xff]);
+		if (!p) {
+			kfree_skb(skb);
+			return;
+		}
+		if (!(p->flags & INET6_PROTO_FINAL))
+			goto discard;
+		if (!(p->flags & INET6_PROTO_NOPOLICY)) {
+			if (!xfrm6_policy_check(NULL, XFRM_POLICY_IN, skb))
+				goto discard;
+			nf_reset_ct(skb);
+		}
+		ret = p->handler(skb);
+	}
+	if (!ret)
+		__IP6_INC_STATS(net, idev, IPSTATS_MIB_INDELIVERS);
+	if (ret <= 0)
+		return;
+discard:
+	__IP6_INC_STATS(net, idev, IPSTATS_MIB_INDISCARDS);
+	kfree_skb(skb);
+}
+#endif
+
+void notrace pf_hooks_replay(struct sk_buff *skb, enum pf_slot slot)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (pf_slot_family(slot) == PF_FAMILY_IPV6) {
+		/* As the IP layer has them, before the handler frees the skb. */
+		struct net *net = dev_net(skb->dev);
+		struct inet6_dev *idev = skb_dst(skb) ?
+					 ip6_dst_idev(skb_dst(skb)) : NULL;
+
+		pf_replay6(skb, pf_hook_rcv(skb, slot), net, idev);
+		return;
+	}
+#endif
+	pf_replay4(skb, pf_hook_rcv(skb, slot));
+}
+
+/* Is @addr a symbol of the core kernel (not of a module)? Named @name if set. */
 bool pf_is_core_symbol(const void *addr, const char *name)
 {
 	char buf[KSYM_SYMBOL_LEN];

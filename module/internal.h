@@ -436,6 +436,7 @@ extern unsigned int pf_test_delay_exit_ms;
 extern unsigned int pf_test_delay_claim_ms;
 extern unsigned int pf_test_delay_work_ms;
 extern unsigned int pf_test_delay_close_ms;
+extern unsigned int pf_test_delay_trial_ms;
 void pf_test_delay(const char *where, unsigned int ms, bool atomic);
 
 #endif /* PKTFILT_INTERNAL_H */

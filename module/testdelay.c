@@ -4,9 +4,9 @@
  * needed, so that selftests/vm/tests/harden.sh hits it every time: the
  * fix must hold with the window wide open (and the code before the fix
  * fails). 0 unless given; 0 costs one predicted branch, and none is on
- * the path of a packet that does not claim the last count or close the
- * gate. Each delay says so in dmesg, which the tests read to know that
- * the window was reached.
+ * the path of a packet that does not claim the last count, try or close
+ * the gate. Each delay says so in dmesg, which the tests read to know
+ * that the window was reached.
  *
  *  - test_delay_arm_ms: in pf_filter_set(), with pf_lock held, as a slow
  *    synchronize_net() or kprobe registration would. Arming used to hold
@@ -25,6 +25,9 @@
  *    the CPU's value. Emptying set_ftrace_pid meanwhile resets every CPU
  *    to "trace" before that write lands "ignore": function_graph stayed
  *    silent on that CPU until the gate repaired it (harden.sh closerace).
+ *  - test_delay_trial_ms (writable, used once): the same window in the
+ *    gate's trial (pf_gate_prepare(), pf_gate_kprobe_fires(): arming,
+ *    pktfilt show), which did not repair it (harden.sh trialrace).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -58,6 +61,11 @@ unsigned int pf_test_delay_close_ms;
 module_param_named(test_delay_close_ms, pf_test_delay_close_ms, uint, 0644);
 MODULE_PARM_DESC(test_delay_close_ms,
 		 "for tests: spin this long in the next gate close, inside ftrace's probe");
+
+unsigned int pf_test_delay_trial_ms;
+module_param_named(test_delay_trial_ms, pf_test_delay_trial_ms, uint, 0644);
+MODULE_PARM_DESC(test_delay_trial_ms,
+		 "for tests: spin this long in the next gate trial, inside ftrace's probe");
 
 /*
  * At most 5 s: a spin with interrupts off stays well below the soft and

@@ -8,7 +8,7 @@
 #
 #	selftests/vm/run --kernel 6.12 -- sh selftests/vm/tests/harden.sh [CASE...]
 #
-# CASEs: bigcount perm slot watch gateopt ibt armstall settle closerace unloadclaim rmmodcount
+# CASEs: bigcount perm slot watch gateopt ibt armstall settle closerace trialrace unloadclaim rmmodcount
 # (default: all, in this order: settle leaves the nop tracer on).
 # Knobs: SETTLE_ROUNDS (40), RMMOD_CYCLES (30).
 . /pktfilt/selftests/vm/lib.sh
@@ -370,6 +370,34 @@ closerace_case() {
 	switch_event 0
 	pktfilt clear 2>/dev/null
 	fgraph_every_cpu closerace
+	pf_rmmod
+}
+
+# --- set_ftrace_pid emptied inside the gate's trial, every time ----------------
+# The gate's trial (does its kprobe fire here? pf_gate_prepare() for each
+# matching packet, pf_gate_kprobe_fires() for arming and pktfilt show)
+# calls ftrace's probe as the close does, and had no repair after it. The
+# window held open as in closerace: pktfilt show's trial on CPU 1 spins
+# 3 s inside ftrace's probe (test_delay_trial_ms, written once the filter
+# is armed, so that arming's own trial does not take it), and
+# set_ftrace_pid is emptied meanwhile from CPU 0. The probe's write then
+# lands "ignore" on CPU 1 after ftrace reset every CPU to "trace": before
+# the fix, function_graph stayed silent there.
+trialrace_case() {
+	race_arm trialrace || return
+	before=$(test_delays)
+	echo 3000 > /sys/module/pktfilt/parameters/test_delay_trial_ms
+	taskset -c 1 pktfilt show > /dev/null 2>&1 &
+	spid=$!
+	sleep 1
+	taskset -c 0 sh -c ": > $T/set_ftrace_pid"
+	wait $spid
+	after=$(test_delays)
+	expect_eq "trialrace: set_ftrace_pid emptied while the gate's trial was inside ftrace's probe" \
+		"${after#"$before"}" "gate "
+	switch_event 0
+	pktfilt clear 2>/dev/null
+	fgraph_every_cpu trialrace
 	pf_rmmod
 }
 
@@ -776,7 +804,7 @@ rmmodcount_case() {
 echo "kernel $(uname -r)"
 topo_setup
 kmemleak_baseline
-for c in ${*:-bigcount perm slot rxslot watch gateopt ibt armstall settle closerace unloadclaim unloadnotify matchonce rmmodcount}; do
+for c in ${*:-bigcount perm slot rxslot watch gateopt ibt armstall settle closerace trialrace unloadclaim unloadnotify matchonce rmmodcount}; do
 	timed "${c}_case"
 done
 trace_teardown

@@ -22,7 +22,10 @@
 #     one graph and one event per skb, fewer than the wire segments, the
 #     event's tuple that of the flow; the control (no TSO, no GRO) gives one
 #     per segment;
-#   - a non-init netns other than b (c -> d).
+#   - a non-init netns other than b (c -> d);
+#   - a packet held at l4 by a lazy filter and replayed after READY, whose
+#     UDP handler names a non-final protocol next (fou): the IP layer's
+#     fate for it, as unarmed (replay6).
 # The odd packets are built by "pfsend raw" (AF_PACKET on veth-a/veth-c, to
 # the peer's MAC), offloads set by "pfsend offload" (SIOCETHTOOL).
 #
@@ -31,7 +34,7 @@
 #
 #	selftests/vm/run --kernel 6.12 -- sh selftests/vm/tests/oddpkt.sh [CASE...]
 #
-# CASE: frag4 frag6 ext6 short4 short6 gso netns (default: all).
+# CASE: frag4 frag6 ext6 replay6 short4 short6 gso netns (default: all).
 
 # odd_raw NS ARGS...: pfsend raw from NS (a: veth-a to veth-b, c: veth-c to
 # veth-d).
@@ -239,6 +242,59 @@ odd_ext6_case() {
 	odd_expect_events "$name" "proto=icmpv6 saddr=fd00::1 daddr=fd00::2 sport=0 dport=0 " 2
 }
 
+# --- a held packet's replay: a non-final protocol after UDP ---------------------
+# A lazy filter at l4 holds the packet in the UDP handler's wrapper; after
+# READY the replay calls the handler, then does with its answer what
+# ip6_protocol_deliver_rcu() does. Here b's UDP port 5555 is a fou
+# receiver whose payload protocol is 60, destination options: udpv6_rcv()
+# answers 60, and the IP layer, a final protocol seen already, discards
+# the packet (Ip6InDiscards) without calling that non-final protocol's
+# handler. The replay did call it (ipv6_destopt_rcv() then read pfsend's
+# text as an option header too long for the packet: Ip6InHdrErrors), and
+# the hold itself counted Ip6InDelivers. The fate of one such packet, as
+# b's counters "InDelivers InDiscards InHdrErrors" move, must be the same
+# unarmed and held, replayed and traced.
+
+# odd_ip6_counts: b's Ip6InDelivers Ip6InDiscards Ip6InHdrErrors.
+odd_ip6_counts() {
+	ip netns exec b awk '$1 == "Ip6InDelivers" { d = $2 } $1 == "Ip6InDiscards" { x = $2 }
+		$1 == "Ip6InHdrErrors" { h = $2 } END { print d, x, h }' /proc/net/snmp6
+}
+
+# odd_fou_one: one UDP datagram from a to b's fou port; prints how b's
+# counters moved (odd_ip6_counts' order), measured after WAIT (default
+# 0.5 s) or, with a command given, after that command ran.
+odd_fou_one() {
+	_c0=$(odd_ip6_counts)
+	ip netns exec a pfsend udp -6 -q --src fd00::1 --dst fd00::2 --sport 4000 --dport 5555 ||
+		fail "replay/ipv6 fou: pfsend udp"
+	sleep 0.5
+	[ $# -gt 0 ] && "$@" > /dev/null 2>&1
+	sleep 0.5
+	_c1=$(odd_ip6_counts)
+	set -- $_c0 $_c1
+	echo "$(($4 - $1)) $(($5 - $2)) $(($6 - $3))"
+}
+
+odd_replay6_case() {
+	name="replay/ipv6 fou, a non-final protocol after UDP"
+	if ! modprobe fou 2>/dev/null || ! ip -n b fou add port 5555 ipproto 60 -6; then
+		fail "$name: fou receiver on b:5555 (modprobe fou; ip fou add)"
+		return
+	fi
+	unarmed=$(odd_fou_one)
+	expect_eq "$name: unarmed, the IP layer discards it" "$unarmed" "0 1 0"
+	odd_begin "$name" --lazy --hold 30 --at l4 --proto udp --saddr fd00::1 \
+		--daddr fd00::2 --dport 5555 --count 1 || { ip -n b fou del port 5555 -6; return; }
+	held=$(odd_fou_one sh -c 'pktfilt show | grep -q "^lazy: *holding" &&
+		pktfilt ready')
+	expect_eq "$name: held, replayed: the same fate as unarmed" "$held" "$unarmed"
+	odd_end "$name"
+	expect_graphs "$name" udpv6_rcv 1
+	odd_expect_events "$name" "proto=udp saddr=fd00::1 daddr=fd00::2 sport=4000 dport=5555 " 1
+	ip -n b fou del port 5555 -6
+}
+
 # --- short packets -------------------------------------------------------------
 
 # odd_short_case FAMILY
@@ -410,11 +466,12 @@ odd_netns_case() {
 oddpkt_cases() {
 	ODD_MAC_B=$(mac b veth-b)
 	ODD_MAC_D=$(mac d veth-d)
-	for odd_c in ${*:-frag4 frag6 ext6 short4 short6 gso netns}; do
+	for odd_c in ${*:-frag4 frag6 ext6 replay6 short4 short6 gso netns}; do
 		case $odd_c in
 		frag4) timed odd_frag_case 4 ;;
 		frag6) timed odd_frag_case 6 ;;
 		ext6) timed odd_ext6_case ;;
+		replay6) timed odd_replay6_case ;;
 		short4) timed odd_short_case 4 ;;
 		short6) timed odd_short_case 6 ;;
 		gso) timed odd_gso_cases ;;

@@ -6,6 +6,7 @@
  * what a real application would produce:
  *
  *   pfsend udp  [-6] --dst ADDR --dport N [--src ADDR] [--sport N] [--size N]
+ *               [--flows N]
  *   pfsend tcp  [-6] --dst ADDR --dport N [--src ADDR] [--sport N]
  *   pfsend icmp [-6] --dst ADDR [--src ADDR] [--id N]
  *   pfsend udp-listen [-6] --port N [--src ADDR] [--timeout S] [--ready FILE]
@@ -33,7 +34,10 @@
  * --interval-us N (pause between packets), -q/--quiet.
  *
  * udp   sendto()s N datagrams, each "pfsend udp I\n", or --size N bytes
- *       (more than the MTU: the kernel fragments it).
+ *       (more than the MTU: the kernel fragments it). --flows F: from F
+ *       sockets in turn, bound to --sport, --sport + 1, ... (F flows, each
+ *       its N datagrams; never connected, so no socket gives its skbs a
+ *       hash of its own: sk_txhash is set by connect()).
  * tcp   N times: a non-blocking connect(), waiting up to 1 s for it to
  *       complete or be refused, then close with SO_LINGER 0 (an RST if it
  *       connected, and no TIME_WAIT, so the same --sport can be reused). To a
@@ -146,7 +150,7 @@ enum mode { M_UDP, M_TCP, M_ICMP, M_UDP_LISTEN, M_TCP_STREAM, M_TCP_SINK,
 enum {
 	OPT_SIZE = 256, OPT_DEV, OPT_DST_MAC, OPT_PROTO, OPT_TRUNC, OPT_TRAILER, OPT_UDP_LEN,
 	OPT_IP_LEN, OPT_IP_OPTS, OPT_EXT, OPT_FRAG, OPT_REVERSE, OPT_DROP_FIRST, OPT_IDENT,
-	OPT_GRO, OPT_TSO, OPT_TSTAMP_WAIT,
+	OPT_GRO, OPT_TSO, OPT_TSTAMP_WAIT, OPT_FLOWS,
 };
 
 struct opts {
@@ -155,6 +159,7 @@ struct opts {
 	const char *dst, *src;
 	unsigned int sport, dport, port;
 	unsigned long count;
+	unsigned int flows;	/* udp: sockets from --sport on; 0: one */
 	bool have_mark;
 	unsigned int mark;
 	unsigned long interval_us;
@@ -206,6 +211,7 @@ static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt,
 static void usage(FILE *f)
 {
 	fputs("usage: pfsend udp|tcp  [-6] --dst ADDR --dport N [--src ADDR] [--sport N] [--size N (udp)]\n"
+	      "                       [--flows N (udp)]\n"
 	      "       pfsend icmp     [-6] --dst ADDR [--src ADDR] [--id N]\n"
 	      "       pfsend udp-listen [-6] --port N [--src ADDR] [--timeout S] [--ready FILE]\n"
 	      "                         [--tstamp-wait S]\n"
@@ -300,20 +306,17 @@ static void pause_between(const struct opts *o, unsigned long i)
 		;
 }
 
-static void send_udp(const struct opts *o)
+static void send_udp_flow(const struct opts *o, const struct addr *dst,
+			  unsigned int sport)
 {
 	static char buf[65536];
-	struct addr dst;
 	unsigned long i;
 	size_t j;
 	int fd;
 
-	if (o->size >= (long)sizeof(buf))
-		die("--size %ld: too large for a datagram", o->size);
-	make_addr(&dst, o->family, o->dst, o->dport);
 	fd = open_socket(o, SOCK_DGRAM, 0);
 	set_int_opt(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR");
-	maybe_bind(o, fd, o->sport);
+	maybe_bind(o, fd, sport);
 
 	for (i = 0; i < o->count; i++) {
 		size_t n = (size_t)snprintf(buf, sizeof(buf), "pfsend udp %lu\n", i + 1);
@@ -324,13 +327,27 @@ static void send_udp(const struct opts *o)
 				buf[j] = (char)('a' + j % 26);
 			n = (size_t)o->size;
 		}
-		if (sendto(fd, buf, n, 0, (struct sockaddr *)&dst.ss, dst.len) < 0)
+		if (sendto(fd, buf, n, 0, (const struct sockaddr *)&dst->ss, dst->len) < 0)
 			die_errno("sendto %s port %u", o->dst, o->dport);
 		pause_between(o, i);
 	}
 	close(fd);
+}
+
+static void send_udp(const struct opts *o)
+{
+	unsigned int f, flows = o->flows ? o->flows : 1;
+	struct addr dst;
+
+	if (o->size >= 65536)
+		die("--size %ld: too large for a datagram", o->size);
+	if (o->flows && (!o->sport || o->sport + o->flows - 1 > 65535))
+		die("--flows %u needs a --sport with room for them", o->flows);
+	make_addr(&dst, o->family, o->dst, o->dport);
+	for (f = 0; f < flows; f++)
+		send_udp_flow(o, &dst, o->flows ? o->sport + f : o->sport);
 	if (!o->quiet)
-		printf("pfsend: udp: sent %lu\n", o->count);
+		printf("pfsend: udp: sent %lu\n", o->count * flows);
 }
 
 /*
@@ -1222,6 +1239,7 @@ int main(int argc, char **argv)
 		{ "gro", required_argument, NULL, OPT_GRO },
 		{ "tso", required_argument, NULL, OPT_TSO },
 		{ "tstamp-wait", required_argument, NULL, OPT_TSTAMP_WAIT },
+		{ "flows", required_argument, NULL, OPT_FLOWS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .family = AF_INET, .count = 1, .timeout_s = 5, .size = -1,
@@ -1301,6 +1319,7 @@ int main(int argc, char **argv)
 		case OPT_TSTAMP_WAIT:
 			o.tstamp_wait_s = (unsigned int)parse_num("--tstamp-wait", optarg, 3600);
 			break;
+		case OPT_FLOWS: o.flows = (unsigned int)parse_num("--flows", optarg, 65535); break;
 		default: usage(stderr); return 1;
 		}
 	}

@@ -128,7 +128,71 @@ nics_setup() {
 	jt_neigh y v2 x v1 10.11.0.1 fd11::1
 }
 
+# ecmp_setup: the ECMP case's own namespaces (journey.sh ecmp_cases):
+#
+#   ns s  veth-se 10.12.0.1    --- veth-es 10.12.0.254  ns e
+#   ns e  veth-e1 10.12.1.254  --- veth-1e 10.12.1.1    ns n1
+#   ns e  veth-e2 10.12.2.254  --- veth-2e 10.12.2.1    ns n2
+#
+# e routes 10.12.9.0/24 over two next hops, n1 and n2, with
+# fib_multipath_hash_policy=1 (the 5-tuple), and has a prerouting base
+# chain (table ip ecmp). n1 and n2 each note the source port of every UDP
+# datagram to ports 9998-9999 in their set ip ecmp seen, and drop it.
+# Static neighbours, IPv4 only.
+ecmp_setup() {
+	for _ns in s e n1 n2; do
+		ip netns add $_ns || return 1
+		ip -n $_ns link set lo up
+		jt_sysctls $_ns
+	done
+	# shellcheck disable=SC2016 # sh -c's program
+	ip netns exec e sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward &&
+		echo 1 > /proc/sys/net/ipv4/fib_multipath_hash_policy' || return 1
+	jt_veth s veth-se e veth-es &&
+	jt_veth e veth-e1 n1 veth-1e &&
+	jt_veth e veth-e2 n2 veth-2e || return 1
+	for _l in "s veth-se 10.12.0.1" "e veth-es 10.12.0.254" "e veth-e1 10.12.1.254" \
+		"n1 veth-1e 10.12.1.1" "e veth-e2 10.12.2.254" "n2 veth-2e 10.12.2.1"; do
+		# shellcheck disable=SC2086 # NS DEV ADDR
+		set -- $_l
+		ip -n "$1" addr add "$3/24" dev "$2" && ip -n "$1" link set "$2" up || return 1
+	done
+	for _l in "s veth-se" "e veth-es" "e veth-e1" "n1 veth-1e" "e veth-e2" "n2 veth-2e"; do
+		# shellcheck disable=SC2086 # NS DEV
+		jt_wait_up $_l || return 1
+	done
+	ip -n s route add 10.12.9.0/24 via 10.12.0.254 dev veth-se &&
+	ip -n e route add 10.12.9.0/24 nexthop via 10.12.1.1 dev veth-e1 \
+		nexthop via 10.12.2.1 dev veth-e2 || return 1
+	jt_neigh s veth-se e veth-es 10.12.0.254 &&
+	jt_neigh e veth-es s veth-se 10.12.0.1 &&
+	jt_neigh e veth-e1 n1 veth-1e 10.12.1.1 &&
+	jt_neigh e veth-e2 n2 veth-2e 10.12.2.1 || return 1
+	ip netns exec e nft -f - <<-EOF || return 1
+	table ip ecmp {
+		chain pre {
+			type filter hook prerouting priority 0; policy accept;
+			udp dport 9998-9999 counter
+		}
+	}
+	EOF
+	for _ns in n1 n2; do
+		ip netns exec $_ns nft -f - <<-EOF || return 1
+		table ip ecmp {
+			set seen {
+				type inet_service
+				flags dynamic
+			}
+			chain pre {
+				type filter hook prerouting priority 0; policy accept;
+				udp dport 9998-9999 add @seen { udp sport } drop
+			}
+		}
+		EOF
+	done
+}
+
 journey_cleanup() {
-	for _ns in a r b x y; do ip netns del $_ns 2>/dev/null; done
+	for _ns in a r b x y s e n1 n2; do ip netns del $_ns 2>/dev/null; done
 	return 0
 }

@@ -4,10 +4,11 @@
 #
 #	selftests/vm/run --kernel 6.12 --nics 2 -- sh selftests/vm/tests/journey.sh [CASE...]
 #
-# CASEs (default: all but tool and smoke, in this order): topo rx pad core
-# fwd nat nearmiss drop nosock tx txrx exact tstamp count unload; and tool,
-# and smoke (make check's short tier for 5.10 and the PREEMPT_RT flavours:
-# smoke_cases). topo checks the topology and nftables alone
+# CASEs (default: all but tool, nftv, ecmp and smoke, in this order): topo
+# rx pad core fwd nat nearmiss drop nosock tx txrx exact tstamp count
+# unload; and tool, nftv (nftables verdicts), ecmp (ECMP next hops kept
+# while armed: one vCPU, the key not held), and smoke (make check's short
+# tier for 5.10 and the PREEMPT_RT flavours: smoke_cases). topo checks the topology and nftables alone
 # (no module); the others need a module and tool that take --at (else: one
 # failure saying so, and they are skipped). exact: issue 31's exactness
 # (stale follow entries, another packet's fate, kprobes disabled);
@@ -1135,6 +1136,33 @@ nftv_cases() {
 		fi
 	fi
 
+	# Another skb inside the traced packet's graph, marked by the user's
+	# own rule: b's port unreachable for UDP 7794 (no socket), sent from
+	# udp_rcv() inside the graph, gets nftrace in a chain of pfnft's
+	# output. It is not the traced packet: no event of its chains under
+	# the traced packet's id, and nft monitor trace has its messages.
+	reply=0
+	if ip netns exec b nft -f - <<-EOF
+	table inet pfnft {
+		chain out {
+			type filter hook output priority -10; policy accept;
+			icmp type destination-unreachable meta nftrace set 1
+		}
+	}
+	EOF
+	then
+		if nftv_trace "$name reply" --at rx --proto udp --dport 7794 --netns /run/netns/b -- \
+			jsend a udp 4 $S $D 7794 1; then
+			reply=1
+			nftv_expect "nft reply: the traced packet's own verdicts" "$id" "family=inet table=jt chain=in handle=0 type=policy verdict=accept"
+			expect_eq "nft reply: none of the reply's (output chains) under the traced packet's id" \
+				"$(nftv_lines "$id" | grep 'chain=out' | tr '\n' ';')" ""
+		fi
+		ip netns exec b nft delete chain inet pfnft out
+	else
+		fail "$name: chain pfnft out in b"
+	fi
+
 	# Untraced packets: no events; and no message for pktfilt's packets.
 	jtrace_start
 	jset "$name untraced" --at rx --proto udp --dport 7778 --netns /run/netns/b --count 1 &&
@@ -1154,12 +1182,19 @@ nftv_cases() {
 		else
 			fail "nft monitor trace: the user's own nftrace is sent" "$(head -c 300 /tmp/nftmon.txt)"
 		fi
+		if [ $reply = 0 ]; then
+			:
+		elif grep -q 'inet pfnft out' /tmp/nftmon.txt; then
+			ok "nft monitor trace: the user's own nftrace on a reply inside a traced packet's graph is sent"
+		else
+			fail "nft monitor trace: the user's own nftrace on a reply inside a traced packet's graph is sent" "$(head -c 300 /tmp/nftmon.txt)"
+		fi
 		# Before 5.16 the graph would record the skipped call as
 		# pktfilt's: nft_trace_notify() runs (module/nft.c).
 		_kv=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
 		if [ "$_kv" -lt 5016 ]; then
 			echo "# nft monitor trace: pktfilt's packets are sent too before 5.16 (docs/limits.md)"
-		elif grep -q -E 'dport (7778|7779|779[01])' /tmp/nftmon.txt; then
+		elif grep -q -E 'dport (7778|7779|779[014])' /tmp/nftmon.txt; then
 			fail "nft monitor trace: nothing of pktfilt's packets" "$(grep -E 'dport 77' /tmp/nftmon.txt | head -3 | tr '\n' ';')"
 		else
 			ok "nft monitor trace: nothing of pktfilt's packets"
@@ -1168,6 +1203,184 @@ nftv_cases() {
 		echo "# nft monitor trace: not run"
 	fi
 	ip netns exec b nft delete table inet pfnft
+}
+
+# --- ECMP: armed, untraced flows keep their next hop (module/nft.c) -------------
+
+# While nftables' trace key is on, nf_tables' nft_trace_init() would store
+# an l4 hash in every skb through a base chain (6.1 and later), which
+# fib_multipath_hash() (policy 1) takes instead of its own: flows through
+# e's prerouting chain would move between n1 and n2 as pktfilt arms and
+# disarms. 64 UDP flows (source ports 5000-5063, to port 9999) and the
+# traced packet's flow (6000 to 9998) go from s through e; n1 and n2 note
+# which source ports reach them (journey-topo.sh, ecmp_setup).
+
+ECMP_FLOWS=64
+
+# ecmp_flush: n1's and n2's notes emptied.
+ecmp_flush() {
+	for _h in n1 n2; do
+		ip netns exec $_h nft flush set ip ecmp seen || return 1
+	done
+}
+
+# ecmp_send_flows, ecmp_send_traced: the untraced flows, the traced one.
+ecmp_send_flows() {
+	ip netns exec s pfsend udp -q --src 10.12.0.1 --dst 10.12.9.9 --dport 9999 \
+		--sport 5000 --flows $ECMP_FLOWS
+}
+ecmp_send_traced() {
+	ip netns exec s pfsend udp -q --src 10.12.0.1 --dst 10.12.9.9 --dport 9998 \
+		--sport 6000
+}
+
+# ecmp_map: "PORT=HOP" for each source port n1 and n2 noted, by port.
+ecmp_map() {
+	sleep 0.2
+	for _h in n1 n2; do
+		ip netns exec $_h nft -n list set ip ecmp seen |
+			awk -v h=$_h '/elements/ { e = 1 }
+				e { for (i = 1; i <= NF; i++) { v = $i; gsub(/[^0-9]/, "", v)
+					if (v != "") print v "=" h } }
+				e && /}/ { e = 0 }'
+	done | sort -n
+}
+
+# ecmp_flows MAP: MAP without the traced flow's port; ecmp_traced MAP: its hop.
+ecmp_flows() { echo "$1" | grep -v '^6000='; }
+ecmp_traced() { echo "$1" | sed -n 's/^6000=//p'; }
+
+# ecmp_wait_claimed SECONDS: until the armed filter claimed one of its two
+# packets (pktfilt show: remaining 1; a lazy filter: its scope patched).
+ecmp_wait_claimed() {
+	_i=0
+	while [ $_i -lt $(($1 * 10)) ]; do
+		_sh=$(pktfilt show)
+		case $_sh in
+		*"lazy:        waiting"*|*"lazy:        holding"*) ;;
+		*"remaining:   1"*) return 0 ;;
+		esac
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	echo "$_sh" | tr '\n' ';'
+	return 1
+}
+
+# ecmp_wait_armed SECONDS: until a filter is armed.
+ecmp_wait_armed() {
+	_i=0
+	while [ $_i -lt $(($1 * 10)) ]; do
+		pktfilt show | grep -q '^state: *armed' && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# ecmp_compare NAME MAP: the untraced flows and the traced one went where
+# they went unarmed ($ECMP_BASE).
+ecmp_compare() {
+	_moved=$(printf '%s\n%s\n' "$(ecmp_flows "$ECMP_BASE")" "$(ecmp_flows "$2")" |
+		sort | uniq -u | sed 's/=.*//' | sort -un | wc -l)
+	_n=$(ecmp_flows "$2" | wc -l)
+	if [ "$_n" -eq $ECMP_FLOWS ] && [ "$_moved" -eq 0 ]; then
+		ok "ecmp $1: the $ECMP_FLOWS untraced flows kept their next hops"
+	else
+		fail "ecmp $1: the $ECMP_FLOWS untraced flows kept their next hops" \
+			"$_n noted, $_moved moved: $(ecmp_flows "$2" | tr '\n' ' ' | cut -c1-300)"
+	fi
+	expect_eq "ecmp $1: the traced flow kept its next hop" \
+		"$(ecmp_traced "$2")" "$(ecmp_traced "$ECMP_BASE")"
+}
+
+# ecmp_round NAME: the traced flow's packet, once the filter claimed it
+# the untraced flows, then the map compared.
+ecmp_round() {
+	ecmp_flush
+	ecmp_send_traced
+	if ! _w=$(ecmp_wait_claimed 20); then
+		fail "ecmp $1: the traced packet claimed" "$_w"
+	fi
+	ecmp_send_flows
+	ecmp_compare "$1" "$(ecmp_map)"
+}
+
+# ecmp_trace NAME ARGS...: pktfilt trace ARGS in the background (its pid in
+# $ecmp_pid), armed.
+ecmp_trace() {
+	_en=$1
+	shift
+	pktfilt trace -q "$@" --at rx --proto udp --dport 9998 --netns /run/netns/e \
+		--count 2 --functions ip_forward -o $J/ecmp-trace.out 2> $J/ecmp-trace.err &
+	ecmp_pid=$!
+	if ! ecmp_wait_armed 60; then
+		fail "ecmp $_en: pktfilt trace armed" "$(head -c 300 $J/ecmp-trace.err)"
+		return 1
+	fi
+}
+
+# ecmp_trace_end: the background trace stopped (SIGTERM: what it traced,
+# one packet of two, then tracefs restored).
+ecmp_trace_end() {
+	kill -TERM "$ecmp_pid" 2>/dev/null
+	wait "$ecmp_pid" 2>/dev/null
+	ecmp_wait_idle=0
+	while [ $ecmp_wait_idle -lt 50 ] && pktfilt show | grep -q '^state: *armed'; do
+		sleep 0.1
+		ecmp_wait_idle=$((ecmp_wait_idle + 1))
+	done
+}
+
+ecmp_cases() {
+	if ! ecmp_setup; then
+		fail "ecmp: topology (ecmp_setup)"
+		return
+	fi
+	# On two vCPUs nft_key_hold keeps the key on from boot: every skb
+	# gets its hash from nf_tables with or without pktfilt.
+	[ "$(nproc)" -gt 1 ] &&
+		echo "# ecmp: nftables' trace key held (two vCPUs): this case cannot fail here"
+	# Unarmed, twice: the map is the kernel's own, and stable (no
+	# socket gives its skbs a hash: pfsend's are not connected).
+	ecmp_flush && ecmp_send_traced && ecmp_send_flows
+	ECMP_BASE=$(ecmp_map)
+	ecmp_flush && ecmp_send_traced && ecmp_send_flows
+	_again=$(ecmp_map)
+	expect_eq "ecmp unarmed: $((ECMP_FLOWS + 1)) flows noted" "$(echo "$ECMP_BASE" | grep -c =)" $((ECMP_FLOWS + 1))
+	expect_eq "ecmp unarmed: the map is the same twice" "$_again" "$ECMP_BASE"
+	# Else the case could not fail.
+	if echo "$ECMP_BASE" | grep -q '=n1' && echo "$ECMP_BASE" | grep -q '=n2'; then
+		ok "ecmp unarmed: both next hops carry flows"
+	else
+		fail "ecmp unarmed: both next hops carry flows" "$(echo "$ECMP_BASE" | tr '\n' ' ' | cut -c1-300)"
+	fi
+
+	# pktfilt set: eager, the key on from the arming.
+	if jset "ecmp set" --at rx --proto udp --dport 9998 --netns /run/netns/e --count 2; then
+		ecmp_round "pktfilt set"
+		pktfilt clear
+	fi
+
+	# pktfilt trace, from the nop tracer (a trace then patches only its
+	# scope); function_graph back for the cases after this one.
+	echo 0 > $T/tracing_on
+	echo nop > $T/current_tracer
+	if ecmp_trace "trace --eager" --eager; then
+		ecmp_round "pktfilt trace --eager"
+		ecmp_trace_end
+	fi
+	# Lazy: the key on once the first packet came (READY).
+	if ecmp_trace "trace (lazy)"; then
+		ecmp_round "pktfilt trace (lazy, after its first packet)"
+		ecmp_trace_end
+	fi
+	echo function_graph > $T/current_tracer
+
+	# Disarmed.
+	ecmp_flush && ecmp_send_traced && ecmp_send_flows
+	ecmp_compare "disarmed" "$(ecmp_map)"
+	for _ns in s e n1 n2; do ip netns del $_ns 2>/dev/null; done
 }
 
 # free_func NAME "REASON FUNC STACK" WANT: the function that dropped the
@@ -1882,7 +2095,7 @@ if [ $MODULE = 1 ]; then
 	for c in $cases; do
 		case $c in
 		topo) ;;
-		rx|pad|core|fwd|nat|nearmiss|drop|nosock|tx|txrx|exact|tstamp|count|unload|tool|smoke|nftv)
+		rx|pad|core|fwd|nat|nearmiss|drop|nosock|tx|txrx|exact|tstamp|count|unload|tool|smoke|nftv|ecmp)
 			_jt0=$(cut -d. -f1 /proc/uptime)
 			"${c}_cases"
 			echo "# $c: $(($(cut -d. -f1 /proc/uptime) - _jt0)) s" ;;

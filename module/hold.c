@@ -104,6 +104,14 @@ static bool notrace pf_hold_refs(struct sk_buff *skb,
 	if (!c->dev)
 		return false;
 	/* A dst without a reference, valid under RCU only. */
+	if (unlikely(pf_test_fault_dst) && skb_dst(skb) &&
+	    skb_dst_is_noref(skb) &&
+	    pf_test_fault("a held packet's dst not referenced",
+			  &pf_test_fault_dst)) {
+		/* As skb_dst_force() does when dst_hold_safe() fails. */
+		skb->_skb_refdst = 0;
+		return false;
+	}
 	if (skb_dst(skb) && !skb_dst_force(skb))
 		return false;
 	/* A socket the skb points to without a reference of its own. */
@@ -147,7 +155,12 @@ static bool notrace pf_hold_add(struct pf_filter *f, struct pf_pkt *pkt)
 
 	if (READ_ONCE(pf_held_n) >= PF_HOLD_MAX)
 		goto full;
-	h = kmalloc(sizeof(*h), GFP_ATOMIC);
+	if (unlikely(pf_test_fault_alloc) &&
+	    pf_test_fault("a held packet's entry not allocated",
+			  &pf_test_fault_alloc))
+		h = NULL;
+	else
+		h = kmalloc(sizeof(*h), GFP_ATOMIC);
 	if (!h)
 		goto full;
 	if (!pf_hold_refs(skb, pkt->hold)) {
@@ -266,7 +279,7 @@ static void pf_hold_work_fn(struct work_struct *work)
 	unsigned long flags;
 	struct pf_filter *f;
 	struct pf_held *h;
-	bool traced, mine;
+	bool traced, mine, delayed;
 	u64 now;
 
 	for (;;) {
@@ -298,7 +311,12 @@ static void pf_hold_work_fn(struct work_struct *work)
 		list_del(&h->list);
 		pf_hold_unlock_irqrestore(flags);
 
+		delayed = unlikely(pf_test_fault_replay_ms) &&
+			  pf_test_fault_wait("a held packet off the list, before its replay",
+					     &pf_test_fault_replay_ms);
 		pf_hold_replay(h, traced);
+		if (delayed)
+			pr_info("test fault: the held packet replayed\n");
 
 		flags = pf_hold_lock_irqsave();
 		pf_held_n--;

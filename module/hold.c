@@ -95,25 +95,38 @@ static __always_inline void pf_hold_unlock_irqrestore(unsigned long flags)
 	pf_atomic_unlock_irqrestore(&pf_hold_lock, flags);
 }
 
-/* Takes the references a held packet needs; false if it cannot be held. */
+/*
+ * Takes the references a held packet needs; false if it cannot be held,
+ * and then the packet goes on as it came: whatever was taken before the
+ * failure belongs to the skb (a counted dst, a prefetched socket's
+ * reference with sock_edemux), which frees it as the stack frees the
+ * packet.
+ */
 static bool notrace pf_hold_refs(struct sk_buff *skb,
 				 const struct pf_hold_ctx *c)
 {
+	struct dst_entry *dst = skb_dst(skb);
 	struct sock *psk = skb->sk;
 
 	if (!c->dev)
 		return false;
-	/* A dst without a reference, valid under RCU only. */
-	if (unlikely(pf_test_fault_dst) && skb_dst(skb) &&
-	    skb_dst_is_noref(skb) &&
-	    pf_test_fault("a held packet's dst not referenced",
-			  &pf_test_fault_dst)) {
-		/* As skb_dst_force() does when dst_hold_safe() fails. */
-		skb->_skb_refdst = 0;
-		return false;
+	/*
+	 * A dst without a reference, valid under RCU only (the input route
+	 * cache's), gets one. If it cannot (another CPU dropped the route's
+	 * last reference), the packet is not held and keeps it, valid for
+	 * the rest of this RCU section: skb_dst_force() would leave the skb
+	 * without a dst, which the receive path dereferences (udp, icmp,
+	 * tcp_v4_conn_request(), ipv6_unicast_destination()).
+	 */
+	if (dst && skb_dst_is_noref(skb)) {
+		if (unlikely(pf_test_fault_dst) &&
+		    pf_test_fault("a held packet's dst not referenced",
+				  &pf_test_fault_dst))
+			return false;
+		if (!dst_hold_safe(dst))
+			return false;
+		skb_dst_set(skb, dst);
 	}
-	if (skb_dst(skb) && !skb_dst_force(skb))
-		return false;
 	/* A socket the skb points to without a reference of its own. */
 	if (psk && skb_sk_is_prefetched(skb) && !sk_is_refcounted(psk)) {
 		if (!refcount_inc_not_zero(&psk->sk_refcnt))

@@ -49,6 +49,8 @@ struct pf_held {
 	struct list_head list;
 	struct sk_buff *skb;
 	struct pf_hold_ctx ctx;	/* ctx.dev and ctx.sk referenced */
+	/* skb->dev where it is not ctx.dev (tx: SRv6, tunnels), referenced */
+	struct net_device *skb_dev;
 	u64 since;		/* ktime_get_ns() when held */
 	u64 deadline;		/* since + the filter's bound */
 	u32 filter_id;
@@ -96,13 +98,13 @@ static __always_inline void pf_hold_unlock_irqrestore(unsigned long flags)
 }
 
 /*
- * Takes the references a held packet needs; false if it cannot be held,
+ * Takes the references held packet @h needs; false if it cannot be held,
  * and then the packet goes on as it came: whatever was taken before the
  * failure belongs to the skb (a counted dst, a prefetched socket's
  * reference with sock_edemux), which frees it as the stack frees the
  * packet.
  */
-static bool notrace pf_hold_refs(struct sk_buff *skb,
+static bool notrace pf_hold_refs(struct pf_held *h, struct sk_buff *skb,
 				 const struct pf_hold_ctx *c)
 {
 	struct dst_entry *dst = skb_dst(skb);
@@ -136,12 +138,23 @@ static bool notrace pf_hold_refs(struct sk_buff *skb,
 	if (c->sk && !refcount_inc_not_zero(&c->sk->sk_refcnt))
 		return false;
 	dev_hold(c->dev);
+	/*
+	 * tx: the device the packet came from where it is not the output
+	 * device (SRv6 input, a tunnel's encapsulation, IPVS, TEE): the
+	 * replay goes on with it (SRv6: dst_input()), as nf_queue holds it.
+	 */
+	h->skb_dev = skb->dev != c->dev ? skb->dev : NULL;
+	if (h->skb_dev)
+		dev_hold(h->skb_dev);
 	return true;
 }
 
 static void pf_hold_put(struct pf_held *h)
 {
 	dev_put(h->ctx.dev);
+	/* (dev_put() takes NULL from 5.15 on only.) */
+	if (h->skb_dev)
+		dev_put(h->skb_dev);
 	if (h->ctx.sk)
 		sock_gen_put(h->ctx.sk);
 	kfree(h);
@@ -176,7 +189,7 @@ static bool notrace pf_hold_add(struct pf_filter *f, struct pf_pkt *pkt)
 		h = kmalloc(sizeof(*h), GFP_ATOMIC);
 	if (!h)
 		goto full;
-	if (!pf_hold_refs(skb, pkt->hold)) {
+	if (!pf_hold_refs(h, skb, pkt->hold)) {
 		kfree(h);
 		goto full;
 	}
@@ -388,7 +401,7 @@ static void pf_hold_flush(const struct net_device *dev,
 
 	flags = pf_hold_lock_irqsave();
 	list_for_each_entry_safe(h, tmp, &pf_held_list, list) {
-		if (dev && h->ctx.dev != dev && h->skb->dev != dev)
+		if (dev && h->ctx.dev != dev && h->skb_dev != dev)
 			continue;
 		if (mod && !pf_hold_into(h, mod))
 			continue;

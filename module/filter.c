@@ -415,6 +415,17 @@ int pf_filter_set(struct pf_filter *f, struct netlink_ext_ack *extack)
 	atomic_set(&f->lazy, PKTFILT_LAZY_WAITING);
 	rcu_assign_pointer(pf_active, f);
 	pf_reason = "";
+	/*
+	 * The packets the replaced filter held go on now, untraced (no
+	 * longer their filter's: hold.c), while its tx hook is still there
+	 * (see pf_disarm_locked()). After synchronize_net() no hook holds
+	 * one for it any more. Any the new filter holds wait for its READY
+	 * or bound, and so does one of the old filter's queued behind them.
+	 */
+	if (old && pf_hold_count()) {
+		synchronize_net();
+		pf_hold_release_sync();
+	}
 
 	extra = pf_hooks_installed() & ~f->slots;
 	if (extra)

@@ -13,15 +13,18 @@
  * kept.
  *
  * Holding follows nf_queue's discipline: the device (rx, l4: the packet's;
- * tx: the output device) and tx's socket are referenced, a noref dst is
- * made a counted one (skb_dst_force(), under the hooks' RCU), and a
- * prefetched socket (early demux, bpf_sk_assign) gets a reference. Held
- * packets are dropped when their device goes down or away (as nfqnl does;
+ * tx: the output device, and skb->dev where it differs) and tx's socket
+ * are referenced, a noref dst is made a counted one (under the hooks'
+ * RCU), and a prefetched socket (early demux, bpf_sk_assign) gets a
+ * reference. A packet whose references cannot be taken is not held and
+ * goes on as it came, its noref dst kept (fail open). Held packets are
+ * dropped when a device they refer to goes down or away (as nfqnl does;
  * a netns being dismantled takes its devices down first), and replayed
- * untraced when the filter is disarmed (clear, count reached, its owner
- * gone, rmmod) or when a packet was held for the filter's bound
- * (PKTFILT_A_HOLD_MS) without READY: fail open, a packet is never lost to
- * pktfilt nor sent twice.
+ * untraced when the filter is disarmed or replaced (clear, count
+ * reached, its owner gone, rmmod, another set) or when a packet was
+ * held for the filter's bound (PKTFILT_A_HOLD_MS) without READY: each
+ * held packet's bound runs from its hold, and the timer is only ever
+ * moved earlier. A packet is never lost to pktfilt nor sent twice.
  *
  * The replay runs as the stack would: BH off and under RCU, as
  * nf_reinject() calls okfn. The packet's stage marks it on its CPU
@@ -49,6 +52,8 @@ struct pf_held {
 	struct list_head list;
 	struct sk_buff *skb;
 	struct pf_hold_ctx ctx;	/* ctx.dev and ctx.sk referenced */
+	/* skb->dev where it is not ctx.dev (tx: SRv6, tunnels), referenced */
+	struct net_device *skb_dev;
 	u64 since;		/* ktime_get_ns() when held */
 	u64 deadline;		/* since + the filter's bound */
 	u32 filter_id;
@@ -60,6 +65,11 @@ static atomic_t pf_hold_lock = ATOMIC_INIT(0);
 static LIST_HEAD(pf_held_list);
 /* Listed, and the one being replayed: new packets queue behind them. */
 static unsigned int pf_held_n;
+/*
+ * The deadline (ktime_get_ns()) pf_hold_expire runs at or before, or 0:
+ * none armed. Under pf_hold_lock; only ever moved earlier while armed.
+ */
+static u64 pf_hold_expire_at;
 
 /* The packet this CPU replays, when it was held, and whether traced. */
 struct pf_replay {
@@ -95,17 +105,38 @@ static __always_inline void pf_hold_unlock_irqrestore(unsigned long flags)
 	pf_atomic_unlock_irqrestore(&pf_hold_lock, flags);
 }
 
-/* Takes the references a held packet needs; false if it cannot be held. */
-static bool notrace pf_hold_refs(struct sk_buff *skb,
+/*
+ * Takes the references held packet @h needs; false if it cannot be held,
+ * and then the packet goes on as it came: whatever was taken before the
+ * failure belongs to the skb (a counted dst, a prefetched socket's
+ * reference with sock_edemux), which frees it as the stack frees the
+ * packet.
+ */
+static bool notrace pf_hold_refs(struct pf_held *h, struct sk_buff *skb,
 				 const struct pf_hold_ctx *c)
 {
+	struct dst_entry *dst = skb_dst(skb);
 	struct sock *psk = skb->sk;
 
 	if (!c->dev)
 		return false;
-	/* A dst without a reference, valid under RCU only. */
-	if (skb_dst(skb) && !skb_dst_force(skb))
-		return false;
+	/*
+	 * A dst without a reference, valid under RCU only (the input route
+	 * cache's), gets one. If it cannot (another CPU dropped the route's
+	 * last reference), the packet is not held and keeps it, valid for
+	 * the rest of this RCU section: skb_dst_force() would leave the skb
+	 * without a dst, which the receive path dereferences (udp, icmp,
+	 * tcp_v4_conn_request(), ipv6_unicast_destination()).
+	 */
+	if (dst && skb_dst_is_noref(skb)) {
+		if (unlikely(pf_test_fault_dst) &&
+		    pf_test_fault("a held packet's dst not referenced",
+				  &pf_test_fault_dst))
+			return false;
+		if (!dst_hold_safe(dst))
+			return false;
+		skb_dst_set(skb, dst);
+	}
 	/* A socket the skb points to without a reference of its own. */
 	if (psk && skb_sk_is_prefetched(skb) && !sk_is_refcounted(psk)) {
 		if (!refcount_inc_not_zero(&psk->sk_refcnt))
@@ -115,28 +146,85 @@ static bool notrace pf_hold_refs(struct sk_buff *skb,
 	if (c->sk && !refcount_inc_not_zero(&c->sk->sk_refcnt))
 		return false;
 	dev_hold(c->dev);
+	/*
+	 * tx: the device the packet came from where it is not the output
+	 * device (SRv6 input, a tunnel's encapsulation, IPVS, TEE): the
+	 * replay goes on with it (SRv6: dst_input()), as nf_queue holds it.
+	 */
+	h->skb_dev = skb->dev != c->dev ? skb->dev : NULL;
+	if (h->skb_dev)
+		dev_hold(h->skb_dev);
 	return true;
 }
 
 static void pf_hold_put(struct pf_held *h)
 {
 	dev_put(h->ctx.dev);
+	/* (dev_put() takes NULL from 5.15 on only.) */
+	if (h->skb_dev)
+		dev_put(h->skb_dev);
 	if (h->ctx.sk)
 		sock_gen_put(h->ctx.sk);
 	kfree(h);
 }
 
-/* Asks the owner for the scope (HELD), once per wait; the bound runs. */
-static void notrace pf_hold_ask(struct pf_filter *f, u64 delay_ns)
+/*
+ * Asks the owner for the scope (HELD), once per wait. The bound is each
+ * held packet's own (pf_hold_add()), whether or not this asked.
+ */
+static void notrace pf_hold_ask(struct pf_filter *f)
 {
 	if (atomic_cmpxchg(&f->lazy, PKTFILT_LAZY_WAITING,
 			   PKTFILT_LAZY_HOLDING) != PKTFILT_LAZY_WAITING)
 		return;
 	atomic_set(&pf_hold_notify_id, f->id);
 	schedule_work(&pf_hold_notify);
-	if (delay_ns)
+}
+
+/*
+ * Under pf_hold_lock: must pf_hold_expire be armed for @deadline (none
+ * armed, or only a later one)? Then it is recorded; pf_hold_arm() after
+ * the unlock arms it.
+ */
+static bool notrace pf_hold_arm_locked(u64 deadline)
+{
+	if (pf_hold_expire_at && pf_hold_expire_at <= deadline)
+		return false;
+	pf_hold_expire_at = deadline;
+	return true;
+}
+
+/*
+ * Arms pf_hold_expire for @deadline, which pf_hold_arm_locked() recorded.
+ * The timer is armed outside the list's lock (its IRQ-off section is
+ * lockdep's blind spot, and the workqueue's locks are taken in hard
+ * IRQs), so others may arm it in between: whoever arms checks what is
+ * recorded afterwards and arms again until the two agree. Recorded
+ * earlier: that. Cleared (it fired) or later (the work item moved it to
+ * a later head): ours again, at worst an early expiry, after which the
+ * work item arms it for the list's head. The timer thus never stays
+ * later than a deadline recorded.
+ */
+static void notrace pf_hold_arm(u64 deadline)
+{
+	unsigned long flags;
+	u64 now, at;
+
+	for (;;) {
+		now = ktime_get_ns();
 		mod_delayed_work(PF_HOLD_WQ, &pf_hold_expire,
-				 nsecs_to_jiffies(delay_ns) + 1);
+				 deadline > now ?
+				 nsecs_to_jiffies(deadline - now) + 1 : 0);
+		flags = pf_hold_lock_irqsave();
+		at = pf_hold_expire_at;
+		if (!at || at > deadline)
+			pf_hold_expire_at = deadline;
+		pf_hold_unlock_irqrestore(flags);
+		if (at == deadline)
+			return;
+		if (at && at < deadline)
+			deadline = at;
+	}
 }
 
 static bool notrace pf_hold_add(struct pf_filter *f, struct pf_pkt *pkt)
@@ -144,29 +232,40 @@ static bool notrace pf_hold_add(struct pf_filter *f, struct pf_pkt *pkt)
 	struct sk_buff *skb = pkt->skb;
 	unsigned long flags;
 	struct pf_held *h;
+	bool arm;
 
 	if (READ_ONCE(pf_held_n) >= PF_HOLD_MAX)
 		goto full;
-	h = kmalloc(sizeof(*h), GFP_ATOMIC);
+	if (unlikely(pf_test_fault_alloc) &&
+	    pf_test_fault("a held packet's entry not allocated",
+			  &pf_test_fault_alloc))
+		h = NULL;
+	else
+		h = kmalloc(sizeof(*h), GFP_ATOMIC);
 	if (!h)
 		goto full;
-	if (!pf_hold_refs(skb, pkt->hold)) {
+	if (!pf_hold_refs(h, skb, pkt->hold)) {
 		kfree(h);
 		goto full;
 	}
 	h->skb = skb;
 	h->ctx = *pkt->hold;
-	h->since = ktime_get_ns();
-	h->deadline = h->since + (u64)f->hold_ms * NSEC_PER_MSEC;
 	h->filter_id = f->id;
 	h->stage = pkt->stage;
 	h->root = pkt->root;
 	flags = pf_hold_lock_irqsave();
+	/* In the list's order: a filter's deadlines rise along it. */
+	h->since = ktime_get_ns();
+	h->deadline = h->since + (u64)f->hold_ms * NSEC_PER_MSEC;
 	list_add_tail(&h->list, &pf_held_list);
 	pf_held_n++;
+	arm = pf_hold_arm_locked(h->deadline);
 	pf_hold_unlock_irqrestore(flags);
 	this_cpu_inc(pf_stats.held);
-	pf_hold_ask(f, (u64)f->hold_ms * NSEC_PER_MSEC);
+	/* Every held packet's bound runs, whatever the filter's state. */
+	if (arm)
+		pf_hold_arm(h->deadline);
+	pf_hold_ask(f);
 	/* READY came meanwhile: the replay may have ended before us. */
 	if (atomic_read(&f->lazy) == PKTFILT_LAZY_ARMED)
 		schedule_work(&pf_hold_work);
@@ -204,7 +303,7 @@ enum pf_verdict notrace pf_hold_decide(struct pf_filter *f, struct pf_pkt *pkt,
 	if (pkt->hold && pf_hold_add(f, pkt))
 		return PF_HOLD;
 	/* Not held (a hook that cannot, or the queue full): ask anyway. */
-	pf_hold_ask(f, 0);
+	pf_hold_ask(f);
 	this_cpu_inc(pf_stats.not_ready);
 	return PF_PASS;
 }
@@ -258,15 +357,16 @@ static void pf_hold_replay(struct pf_held *h, bool traced)
 
 /*
  * Replays the held packets in order: traced once their filter is armed,
- * untraced once it is gone or a packet's bound has passed; else waits
- * for READY or the first packet's bound.
+ * untraced once it is gone or replaced or a packet's bound has passed;
+ * else waits for READY or the first packet's bound (a filter's deadlines
+ * rise along the list).
  */
 static void pf_hold_work_fn(struct work_struct *work)
 {
 	unsigned long flags;
 	struct pf_filter *f;
 	struct pf_held *h;
-	bool traced, mine;
+	bool traced, mine, delayed;
 	u64 now;
 
 	for (;;) {
@@ -274,6 +374,7 @@ static void pf_hold_work_fn(struct work_struct *work)
 		h = list_first_entry_or_null(&pf_held_list, struct pf_held,
 					     list);
 		if (!h) {
+			pf_hold_expire_at = 0;
 			pf_hold_unlock_irqrestore(flags);
 			return;
 		}
@@ -284,10 +385,17 @@ static void pf_hold_work_fn(struct work_struct *work)
 		if (mine && !traced) {
 			now = ktime_get_ns();
 			if (now < h->deadline) {
+				u64 deadline = h->deadline;
+				bool arm;
+
 				rcu_read_unlock();
+				/* Recorded and passed: fired, or about to. */
+				if (pf_hold_expire_at <= now)
+					pf_hold_expire_at = 0;
+				arm = pf_hold_arm_locked(deadline);
 				pf_hold_unlock_irqrestore(flags);
-				mod_delayed_work(PF_HOLD_WQ, &pf_hold_expire,
-						 nsecs_to_jiffies(h->deadline - now) + 1);
+				if (arm)
+					pf_hold_arm(deadline);
 				return;
 			}
 			/* The bound passed: the next packet asks again. */
@@ -298,7 +406,12 @@ static void pf_hold_work_fn(struct work_struct *work)
 		list_del(&h->list);
 		pf_hold_unlock_irqrestore(flags);
 
+		delayed = unlikely(pf_test_fault_replay_ms) &&
+			  pf_test_fault_wait("a held packet off the list, before its replay",
+					     &pf_test_fault_replay_ms);
 		pf_hold_replay(h, traced);
+		if (delayed)
+			pr_info("test fault: the held packet replayed\n");
 
 		flags = pf_hold_lock_irqsave();
 		pf_held_n--;
@@ -308,8 +421,20 @@ static void pf_hold_work_fn(struct work_struct *work)
 	}
 }
 
+/*
+ * The bound's timer fired, maybe a tick before the deadline it was armed
+ * for (jiffies): none is armed any more, unless it was armed again
+ * meanwhile (pending again; pf_hold_arm() checks after arming). The work
+ * item arms it for the list's head if that is not due yet.
+ */
 static void pf_hold_expire_fn(struct work_struct *work)
 {
+	unsigned long flags;
+
+	flags = pf_hold_lock_irqsave();
+	if (!delayed_work_pending(&pf_hold_expire))
+		pf_hold_expire_at = 0;
+	pf_hold_unlock_irqrestore(flags);
 	schedule_work(&pf_hold_work);
 }
 
@@ -357,7 +482,7 @@ static void pf_hold_flush(const struct net_device *dev,
 
 	flags = pf_hold_lock_irqsave();
 	list_for_each_entry_safe(h, tmp, &pf_held_list, list) {
-		if (dev && h->ctx.dev != dev && h->skb->dev != dev)
+		if (dev && h->ctx.dev != dev && h->skb_dev != dev)
 			continue;
 		if (mod && !pf_hold_into(h, mod))
 			continue;

@@ -4,11 +4,13 @@
 # repair when set_ftrace_pid is emptied under it, another module in the
 # same protocol slot, a tracefs watcher that cannot be registered, arming
 # that stalls no other generic netlink family, and rmmod right after
-# arming with small counts under matching floods.
+# arming with small counts under matching floods. And the lazy hold's
+# failure branches, forced by module/testfault.c's knobs (hold*).
 #
 #	selftests/vm/run --kernel 6.12 -- sh selftests/vm/tests/harden.sh [CASE...]
 #
 # CASEs: bigcount perm slot watch gateopt ibt armstall settle closerace trialrace unloadclaim rmmodcount
+# holddst holdalloc holdbound holdreplace holddev
 # (default: all, in this order: settle leaves the nop tracer on).
 # Knobs: SETTLE_ROUNDS (40), RMMOD_CYCLES (30).
 . /pktfilt/selftests/vm/lib.sh
@@ -436,6 +438,278 @@ unloadclaim_case() {
 		"${after#"$before"}" "exit last count-reached "
 }
 
+# --- the lazy hold's failure branches (module/testfault.c) --------------------
+# A filter armed lazily by hand (pktfilt set --lazy: no one says READY, so
+# what it holds goes on at its bound), and a fault forced where no packet
+# takes the branch by itself.
+PARAMS=/sys/module/pktfilt/parameters
+
+# hold_set ARGS...: pktfilt set --lazy --count 0 ARGS (set_ftrace_pid set
+# first: arming needs it; the tracefs watch disarms at pf_rmmod's reset).
+hold_set() {
+	idle_pid > $T/set_ftrace_pid
+	pktfilt set --lazy --count 0 "$@" || fail "pktfilt set --lazy $*" "exit $?"
+}
+
+# hold_faults: the module's test fault and delay lines in dmesg so far, one
+# word each (dst, alloc, replayed, off-list).
+hold_faults() {
+	dmesg | sed -n -e "s/.*pktfilt: test fault: a held packet's \([a-z]*\).*/\1/p" \
+		-e 's/.*pktfilt: test fault: the held packet replayed.*/replayed/p' \
+		-e 's/.*pktfilt: test delay: a held packet off the list.*/off-list/p' |
+		sed 's/^entry$/alloc/' | tr '\n' ' '
+}
+
+# b_udp FIELD: namespace b's Udp counter FIELD (InDatagrams, NoPorts).
+b_udp() {
+	ip netns exec b awk -v f="$1" '/^Udp: / {
+		if (!c) { for (i = 2; i <= NF; i++) if ($i == f) c = i } else print $c }' /proc/net/snmp
+}
+
+# uptime_ms: /proc/uptime in milliseconds.
+uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+
+# b_noports_reach N TENTHS: wait until b's NoPorts reaches N, TENTHS of a
+# second at most; prints the uptime_ms it did (or nothing).
+b_noports_reach() {
+	_i=0
+	while [ $_i -lt "$2" ]; do
+		if [ "$(b_udp NoPorts)" -ge "$1" ]; then
+			uptime_ms
+			return 0
+		fi
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# A held packet's noref dst that cannot be referenced (dst_hold_safe()
+# failing: another CPU dropped the input route's last reference): the
+# packet is not held and must go on with its route. skb_dst_force() left
+# it without one, and udp, icmp (and tcp's conn_request, IPv6's
+# ipv6_unicast_destination()) dereferenced NULL: an oops; at tx,
+# dst_output().
+holddst_case() {
+	pf_insmod || { fail "holddst: insmod"; return; }
+	before=$(hold_faults)
+	for v in 4 6; do
+		src=10.9.0.1 dst=10.9.0.2 six=
+		[ $v = 6 ] && src=fd00::1 dst=fd00::2 six=-6
+		# The input route cached first: the first packet to an
+		# address gets a counted dst of its own, the next the
+		# cache's, without a reference (the branch's).
+		ip netns exec a pfsend udp $six --src $src --dst $dst --sport 4000 \
+			--dport 9001 -q
+		hold_set --hold 30 --at l4 --proto udp --daddr $dst --dport 9000
+		echo 1 > $PARAMS/test_fault_dst
+		rm -f /tmp/holddst.ready
+		ip netns exec b pfsend udp-listen $six --port 9000 --timeout 5 \
+			--ready /tmp/holddst.ready > /tmp/holddst.out 2>&1 &
+		lpid=$!
+		wait_for_file /tmp/holddst.ready
+		ip netns exec a pfsend udp $six --src $src --dst $dst --sport 4000 \
+			--dport 9000 -q
+		wait $lpid
+		expect_eq "holddst: udp v$v, its dst not referenced: not held, received at once" \
+			"$(cat /tmp/holddst.out)" "received 1"
+	done
+	hold_set --hold 30 --at l4 --proto icmp --daddr 10.9.0.2
+	echo 1 > $PARAMS/test_fault_dst
+	if ip netns exec a ping -c 1 -W 5 10.9.0.2 > /dev/null 2>&1; then
+		ok "holddst: ping, its dst not referenced: not held, answered"
+	else
+		fail "holddst: ping, its dst not referenced: not held, answered" "no reply"
+	fi
+	# tx: TCP's output sets a noref dst (__ip_queue_xmit()); without it
+	# dst_output() called NULL. A SYN to a closed port: refused.
+	hold_set --hold 30 --at tx --proto tcp --daddr 10.9.0.2 --dport 81
+	echo 1 > $PARAMS/test_fault_dst
+	if ip netns exec a pfsend tcp --src 10.9.0.1 --dst 10.9.0.2 --dport 81 -q; then
+		ok "holddst: a TCP SYN at tx, its dst not referenced: not held, refused"
+	else
+		fail "holddst: a TCP SYN at tx, its dst not referenced: not held, refused" "pfsend tcp failed"
+	fi
+	after=$(hold_faults)
+	expect_eq "holddst: the fault fired for each" "${after#"$before"}" "dst dst dst dst "
+	pktfilt clear
+	pf_rmmod
+}
+
+# The first matching packet of a filter armed by hand cannot be held (its
+# entry not allocated): the filter holds the next ones anyway, and each
+# must go on at its bound. The bound was armed only where the first packet
+# was held: the next were held until clear. (--hold 3: the emulator's
+# sleep 0.3 and a look at the counters took over 1 s on a loaded host.)
+holdalloc_case() {
+	pf_insmod || { fail "holdalloc: insmod"; return; }
+	before=$(hold_faults)
+	hold_set --hold 3 --at l4 --proto udp --daddr 10.9.0.2 --dport 9000
+	echo 1 > $PARAMS/test_fault_alloc
+	n0=$(b_udp NoPorts)
+	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4000 --dport 9000 -q
+	sleep 0.3
+	expect_eq "holdalloc: the first packet, not held (no entry), goes on at once" \
+		$(($(b_udp NoPorts) - n0)) 1
+	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4001 --dport 9000 -q
+	t=$(uptime_ms)
+	sleep 0.3
+	expect_eq "holdalloc: the second is held" $(($(b_udp NoPorts) - n0)) 1
+	if r=$(b_noports_reach $((n0 + 2)) 70); then
+		ok "holdalloc: the second goes on at its bound, --hold 3 (after $((r - t)) ms)"
+	else
+		fail "holdalloc: the second goes on at its bound, --hold 3" "not within 7 s: held until clear"
+		pktfilt show | grep -E 'lazy|hold|held|matched' | sed 's/^/# holdalloc: /'
+	fi
+	after=$(hold_faults)
+	expect_eq "holdalloc: the fault fired once" "${after#"$before"}" "alloc "
+	pktfilt clear
+	pf_rmmod
+}
+
+# A hold that starts again after an expiry must not postpone the packets
+# held before: A is held, then B; A goes on at its bound and the filter
+# waits again; C, held then, asked for the scope again, which moved the
+# bound's timer to C's deadline: B went on with C, its bound nearly
+# doubled. With --hold 4, B held 2 s after A and C as soon as A went on,
+# B must go on at its own deadline, some 2 s before C; a loaded host
+# makes the emulator's timers and the polling late by seconds, so the
+# order is what is checked, and each hold only against the bound plus
+# 3 s.
+holdbound_case() {
+	pf_insmod || { fail "holdbound: insmod"; return; }
+	hold_set --hold 4 --at l4 --proto udp --daddr 10.9.0.2 --dport 9000
+	n0=$(b_udp NoPorts)
+	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4000 --dport 9000 -q
+	ta=$(uptime_ms)
+	sleep 2
+	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4001 --dport 9000 -q
+	tb=$(uptime_ms)
+	if ! ra=$(b_noports_reach $((n0 + 1)) 80); then
+		fail "holdbound: A goes on at its bound" "not within 8 s"
+		pktfilt clear
+		pf_rmmod
+		return
+	fi
+	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4002 --dport 9000 -q
+	tc=$(uptime_ms)
+	rb=$(b_noports_reach $((n0 + 2)) 80)
+	# C still held when B is seen gone on.
+	cheld=$(($(b_udp NoPorts) - n0))
+	rc=$(b_noports_reach $((n0 + 3)) 80)
+	echo "# holdbound: A held $((ra - ta)) ms, B $((${rb:-0} - tb)) ms, C $((${rc:-0} - tc)) ms (--hold 4); C sent $((tc - tb)) ms after B"
+	if [ -n "$rb" ] && [ "$cheld" = 2 ]; then
+		ok "holdbound: B, held before A went on, goes on before C, held after"
+	else
+		fail "holdbound: B goes on before C" \
+			"$cheld of 3 gone on when B was seen gone on (or 8 s later): B went on with C"
+	fi
+	if [ -n "$rb" ] && [ $((rb - tb)) -le 7000 ] && [ -n "$rc" ] && [ $((rc - tc)) -le 7000 ]; then
+		ok "holdbound: B and C go on within their bound (+3 s)"
+	else
+		fail "holdbound: B and C go on within their bound (+3 s)" \
+			"B held $((${rb:-99999} - tb)) ms, C $((${rc:-99999} - tc)) ms, --hold 4"
+	fi
+	pktfilt clear
+	pf_rmmod
+}
+
+# Replacing a lazy filter (pktfilt set again) lets what it held go on at
+# once, untraced: it waited for its bound (30 s here), or for the new
+# filter's READY.
+holdreplace_case() {
+	pf_insmod || { fail "holdreplace: insmod"; return; }
+	hold_set --hold 30 --at l4 --proto udp --daddr 10.9.0.2 --dport 9000
+	n0=$(b_udp NoPorts)
+	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4000 --dport 9000 -q
+	sleep 0.3
+	expect_eq "holdreplace: the packet is held" $(($(b_udp NoPorts) - n0)) 0
+	pktfilt set --lazy --count 0 --hold 30 --at l4 --proto udp --daddr 10.9.0.2 \
+		--dport 9001 || fail "holdreplace: pktfilt set again" "exit $?"
+	sleep 0.3
+	expect_eq "holdreplace: replacing the filter lets its held packet go on at once" \
+		$(($(b_udp NoPorts) - n0)) 1
+	pktfilt clear
+	pf_rmmod
+}
+
+# hold_dev_del NAME NS DEV: one packet held at tx waits 4 s off the list
+# before its replay (test_fault_replay_ms); DEV is removed meanwhile. The
+# removal must wait for the replay (a device the packet refers to is
+# referenced), and the replay must end cleanly (check_dmesg).
+hold_dev_del() {
+	_i=0
+	while [ $_i -lt 60 ]; do
+		_f=$(hold_faults)
+		case ${_f#"$before"} in *off-list*) break ;; esac
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	case ${_f#"$before"} in
+	*off-list*) ;;
+	*) fail "$1: the held packet waits before its replay" "no test delay line"; return ;;
+	esac
+	_t0=$(uptime_ms)
+	ip -n "$2" link del "$3"
+	_t1=$(uptime_ms)
+	_f=$(hold_faults)
+	case ${_f#"$before"} in
+	*replayed*) ok "$1: $3 removed once the replay was over ($((_t1 - _t0)) ms)" ;;
+	*) fail "$1: $3 removed once the replay was over" \
+		"removed in $((_t1 - _t0)) ms, before the replay: the held packet did not reference it" ;;
+	esac
+	_i=0
+	while [ $_i -lt 50 ]; do
+		_f=$(hold_faults)
+		case ${_f#"$before"} in *replayed*) break ;; esac
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+
+# A held tx packet whose skb->dev is not its output device: encapsulated by
+# an ipip tunnel (skb->dev the tunnel, the output veth-a). Only the output
+# device was referenced: removing the tunnel while the packet was off the
+# list, before its replay, freed the device the replay goes on with (the
+# netdev notifier no longer sees the packet). Then the output device
+# itself (a veth pair of its own) removed in the same window.
+holddev_case() {
+	pf_insmod || { fail "holddev: insmod"; return; }
+	# selftests/vm/run has ipip where the kernel has it (not the debug
+	# kernel's build).
+	if modprobe ipip 2> /dev/null; then
+		ip -n a link add pfip0 type ipip local 10.9.0.1 remote 10.9.0.2 dev veth-a &&
+			ip -n a addr add 10.30.0.1/24 dev pfip0 &&
+			ip -n a link set pfip0 up || fail "holddev: ipip tunnel"
+		before=$(hold_faults)
+		hold_set --hold 1 --at tx --saddr 10.9.0.1 --daddr 10.9.0.2
+		echo 4000 > $PARAMS/test_fault_replay_ms
+		ip netns exec a pfsend udp --src 10.30.0.1 --dst 10.30.0.2 --dport 9000 -q
+		hold_dev_del "holddev: tunnel (skb->dev) removed while its held packet waits to be replayed" \
+			a pfip0
+		pktfilt clear
+		# Its fallback tunnels (tunl0 in every netns) gone for what
+		# runs after in the same boot.
+		modprobe -r ipip 2> /dev/null
+	else
+		echo "# holddev: no ipip module on this kernel: the tunnel round left out"
+	fi
+
+	ip link add pfh-a netns a type veth peer name pfh-b netns b &&
+		ip -n a addr add 10.31.0.1/24 dev pfh-a &&
+		ip -n b addr add 10.31.0.2/24 dev pfh-b &&
+		ip -n a link set pfh-a up && ip -n b link set pfh-b up &&
+		neigh_static a pfh-a b pfh-b 10.31.0.2 ||
+		{ fail "holddev: veth pair"; pf_rmmod; return; }
+	before=$(hold_faults)
+	hold_set --hold 1 --at tx --saddr 10.31.0.1 --daddr 10.31.0.2
+	echo 4000 > $PARAMS/test_fault_replay_ms
+	ip netns exec a pfsend udp --src 10.31.0.1 --dst 10.31.0.2 --dport 9000 -q
+	hold_dev_del "holddev: output veth removed while its held packet waits to be replayed" a pfh-a
+	pktfilt clear
+	pf_rmmod
+}
+
 # --- another module in the same slot -----------------------------------------
 # pf_slottest.ko swaps inet_protos[UDP] like another tracer would.
 slot_case() {
@@ -804,7 +1078,7 @@ rmmodcount_case() {
 echo "kernel $(uname -r)"
 topo_setup
 kmemleak_baseline
-for c in ${*:-bigcount perm slot rxslot watch gateopt ibt armstall settle closerace trialrace unloadclaim unloadnotify matchonce rmmodcount}; do
+for c in ${*:-bigcount perm slot rxslot watch gateopt ibt armstall settle closerace trialrace unloadclaim unloadnotify matchonce rmmodcount holddst holdalloc holdbound holdreplace holddev}; do
 	timed "${c}_case"
 done
 trace_teardown

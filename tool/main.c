@@ -16,6 +16,7 @@
 #include "show.h"
 #include "report.h"
 #include "diff.h"
+#include "merge.h"
 #include "tracecmd.h"
 #include "kcheck.h"
 
@@ -410,6 +411,8 @@ static const struct pf_cmd pf_cmds[] = {
 	  pf_trace_synopsis, pf_trace_help, pf_trace_examples },
 	{ "diff", pf_diff_run, PKTFILT_CMD_UNSPEC,
 	  pf_diff_synopsis, pf_diff_help, pf_diff_examples },
+	{ "merge", pf_merge_run, PKTFILT_CMD_UNSPEC,
+	  pf_merge_synopsis, pf_merge_help, pf_merge_examples },
 	{ "check", pf_check_run, PKTFILT_CMD_UNSPEC,
 	  pf_check_synopsis, pf_check_help, pf_check_examples },
 };

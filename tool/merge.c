@@ -767,7 +767,9 @@ static int group_packets(struct pf_merge *m)
 	for (i = 0; i < m->nmachines; i++) {
 		struct machine *mc = &m->machines[i];
 
-		qsort(m->recs + mc->first, mc->n, sizeof(*m->recs), cmp_rec);
+		if (mc->n)
+			qsort(m->recs + mc->first, mc->n, sizeof(*m->recs),
+			      cmp_rec);
 		total += mc->n;
 	}
 	m->lps = calloc(total ? total : 1, sizeof(*m->lps));

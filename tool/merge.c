@@ -820,7 +820,6 @@ struct ment {
 	uint64_t key, t;
 	uint32_t lp;
 	uint8_t side;		/* 0 sender, 1 receiver */
-	bool bytes;		/* has the bytes key (tier ip: one must not) */
 };
 
 static int cmp_ment(const void *pa, const void *pb)
@@ -905,9 +904,12 @@ static void dir_clock(const struct pf_merge *m, struct dir *d)
 
 /*
  * One tier of one direction: in @sure mode, the keys on exactly one
- * packet of each side; else the rest, by time.
+ * packet of each side; else the rest, by time. Tier ip links only where
+ * one side lacks the bytes key: @lacking 1 takes the senders without it
+ * (and any receiver), 2 the receivers without it; 0 for the others.
  */
-static int match_tier(struct pf_merge *m, struct dir *d, int tier, bool sure)
+static int match_tier(struct pf_merge *m, struct dir *d, int tier, bool sure,
+		      int lacking)
 {
 	const struct machine *ms = &m->machines[d->s], *mr = &m->machines[d->r];
 	struct ment *e;
@@ -924,11 +926,11 @@ static int match_tier(struct pf_merge *m, struct dir *d, int tier, bool sure)
 		if (d->s_used[i] || lp->out == NONE)
 			continue;
 		rec = &m->recs[lp->out];
-		if (!(rec->have & (1U << tier)))
+		if (!(rec->have & (1U << tier)) ||
+		    (lacking == 1 && (rec->have & 1)))
 			continue;
 		e[n++] = (struct ment){ rec->k[tier], rec->rt,
-					ms->lp_first + (uint32_t)i, 0,
-					rec->have & 1 };
+					ms->lp_first + (uint32_t)i, 0 };
 	}
 	for (i = 0; i < mr->lp_n; i++) {
 		const struct mlp *lp = &m->lps[mr->lp_first + i];
@@ -937,11 +939,11 @@ static int match_tier(struct pf_merge *m, struct dir *d, int tier, bool sure)
 		if (d->r_used[i] || lp->in == NONE)
 			continue;
 		rec = &m->recs[lp->in];
-		if (!(rec->have & (1U << tier)))
+		if (!(rec->have & (1U << tier)) ||
+		    (lacking == 2 && (rec->have & 1)))
 			continue;
 		e[n++] = (struct ment){ rec->k[tier], rec->rt,
-					mr->lp_first + (uint32_t)i, 1,
-					rec->have & 1 };
+					mr->lp_first + (uint32_t)i, 1 };
 	}
 	qsort(e, n, sizeof(*e), cmp_ment);
 	for (i = 0; i < n && !err; i = k) {
@@ -956,9 +958,7 @@ static int match_tier(struct pf_merge *m, struct dir *d, int tier, bool sure)
 		if (!ns || !nr)
 			continue;
 		if (sure) {
-			if (ns == 1 && nr == 1 &&
-			    (tier != PF_MERGE_IP || !e[i].bytes ||
-			     !e[j].bytes))
+			if (ns == 1 && nr == 1)
 				err = add_link(m, d, &e[i], &e[j], tier, true);
 			continue;
 		}
@@ -982,9 +982,6 @@ static int match_tier(struct pf_merge *m, struct dir *d, int tier, bool sure)
 			}
 			if (best == SIZE_MAX)
 				continue;	/* nothing sent before it */
-			if (tier == PF_MERGE_IP && e[best].bytes &&
-			    e[q].bytes)
-				continue;
 			err = add_link(m, d, &e[best], &e[q], tier, false);
 			next = best + 1;
 		}
@@ -999,7 +996,7 @@ static int match_pair(struct pf_merge *m, uint32_t a, uint32_t b)
 	bool *used = calloc((size_t)2 * (ma->lp_n + mb->lp_n) + 1,
 			    sizeof(bool));
 	struct dir d[2];
-	int err = 0, t, i;
+	int err = 0, t, i, p, l;
 
 	if (!used)
 		return -ENOMEM;
@@ -1009,14 +1006,18 @@ static int match_pair(struct pf_merge *m, uint32_t a, uint32_t b)
 	d[1] = (struct dir){ .s = b, .r = a,
 			     .s_used = used + ma->lp_n + mb->lp_n,
 			     .r_used = used + ma->lp_n + 2 * mb->lp_n };
-	for (t = 0; t < PF_MERGE_TIERS && !err; t++)
-		for (i = 0; i < 2 && !err; i++)
-			err = match_tier(m, &d[i], t, true);
-	for (i = 0; i < 2; i++)
-		dir_clock(m, &d[i]);
-	for (t = 0; t < PF_MERGE_TIERS && !err; t++)
-		for (i = 0; i < 2 && !err; i++)
-			err = match_tier(m, &d[i], t, false);
+	for (p = 0; p < 2 && !err; p++) {
+		if (p)	/* the clocks of the sure links: pair the rest */
+			for (i = 0; i < 2; i++)
+				dir_clock(m, &d[i]);
+		for (t = 0; t < PF_MERGE_TIERS && !err; t++) {
+			bool ip = t == PF_MERGE_IP;
+
+			for (i = 0; i < 2 && !err; i++)
+				for (l = ip; l <= (ip ? 2 : 0) && !err; l++)
+					err = match_tier(m, &d[i], t, !p, l);
+		}
+	}
 	free(used);
 	return err;
 }
@@ -1212,7 +1213,7 @@ static int order_journey(struct pf_merge *m, const uint32_t *lorder,
 	uint32_t *indeg = calloc(n + 1, sizeof(*indeg));
 	uint32_t *out = malloc((n + 1) * sizeof(*out));
 	bool *done = calloc(n + 1, sizeof(*done));
-	size_t i, head = 0, tail = 0, e, end;
+	size_t i, head = 0, tail = 0, e, end, src, cyc;
 
 	if (!indeg || !out || !done) {
 		free(indeg);
@@ -1225,20 +1226,24 @@ static int order_journey(struct pf_merge *m, const uint32_t *lorder,
 	for (i = 0; i < n; i++)
 		for (e = links_from(m, lorder, j[i], &end); e < end; e++)
 			indeg[m->lps[m->links[lorder[e]].to].pos]++;
-	for (;;) {
-		for (i = 0; i < n && tail == head; i++) {
-			if (!done[i] && !indeg[i]) {
-				done[i] = true;
-				out[tail++] = j[i];
-			}
-		}
-		if (tail == head) {	/* a cycle: its first packet */
-			for (i = 0; i < n && done[i]; i++)
-				;
-			if (i == n)
+	/*
+	 * A packet's indegree reaches 0 only when it is queued: the sources
+	 * are those of the start, found by one pointer moving forward, and
+	 * so is the first packet not done (a cycle's).
+	 */
+	for (src = 0, cyc = 0;;) {
+		while (src < n && (done[src] || indeg[src]))
+			src++;
+		if (src < n) {
+			done[src] = true;
+			out[tail++] = j[src];
+		} else {
+			while (cyc < n && done[cyc])
+				cyc++;
+			if (cyc == n)
 				break;
-			done[i] = true;
-			out[tail++] = j[i];
+			done[cyc] = true;	/* a cycle: its first packet */
+			out[tail++] = j[cyc];
 		}
 		while (head < tail) {
 			uint32_t lp = out[head++];

@@ -15,6 +15,7 @@
 
 #include "fgraph.h"
 #include "merge.h"
+#include "pcapng.h"
 #include "render.h"
 
 #define EXIT_OK		0
@@ -396,7 +397,8 @@ struct mrec {
 	uint64_t id, seq, rt;
 	uint64_t k[PF_MERGE_TIERS];
 	uint64_t off;		/* its summary, then its rendering, spilled */
-	uint32_t sum_len, body_len;
+	uint32_t sum_len, body_len;	/* pcapng: no summary, its bytes */
+	uint32_t len;		/* the packet's length (len=) */
 	uint8_t have;		/* bit t: k[t] is a key */
 	uint8_t stage;
 };
@@ -443,6 +445,11 @@ struct pf_merge {
 	struct mlink *links;
 	size_t nlinks, link_cap;
 	struct pf_merge_clock *clocks;	/* [a * n + b], a < b */
+	/* pcapng: the writer, its interfaces (machine, stage), the clocks */
+	struct pf_pcapng *pw;
+	int64_t ifid[PF_MERGE_MAX_MACHINES][4];
+	int64_t corr[PF_MERGE_MAX_MACHINES];
+	bool corrected[PF_MERGE_MAX_MACHINES];
 	struct pf_merge_stats stats;
 	bool matched;
 };
@@ -480,7 +487,8 @@ static int spill_put(struct pf_merge *m, const char *s, size_t n,
 		if (err)
 			return err;
 		m->mem_cap = cap;
-		memcpy(m->mem + m->mem_len, s, n);
+		if (n)
+			memcpy(m->mem + m->mem_len, s, n);
 		m->mem_len += n;
 	} else if (n && fwrite(s, 1, n, m->spill) != n) {
 		return errno ? -errno : -EIO;
@@ -510,6 +518,21 @@ static int spill_copy(struct pf_merge *m, uint64_t off, size_t n, FILE *out)
 			return -EIO;
 		n -= k;
 	}
+	return 0;
+}
+
+/* The @n spilled bytes at @off into @buf. */
+static int spill_read(struct pf_merge *m, uint64_t off, size_t n, void *buf)
+{
+	if (m->in_memory) {
+		if (n)
+			memcpy(buf, m->mem + off, n);
+		return 0;
+	}
+	if (fseeko(m->spill, (off_t)off, SEEK_SET))
+		return -errno;
+	if (fread(buf, 1, n, m->spill) != n)
+		return ferror(m->spill) ? -EIO : -ENODATA;
 	return 0;
 }
 
@@ -600,6 +623,7 @@ static int on_packet(void *arg, const struct pf_packet *pkt)
 	r->seq = pkt->seq;
 	r->rt = pkt->rt_ns;
 	r->stage = stage_of(pkt->stage);
+	r->len = pkt->len;
 	memset(&pi, 0, sizeof(pi));
 	if (pkt->has_data && parse_ip(pkt->data, pkt->caplen, &pi)) {
 		keys_of(&pi, &k);
@@ -610,6 +634,20 @@ static int on_packet(void *arg, const struct pf_packet *pkt)
 		}
 	}
 
+	if (!pkt->complete)
+		m->stats.incomplete++;
+	m->stats.graphs++;
+	if (m->fmt == PF_MERGE_PCAPNG) {
+		/* The bytes only (none from a module before version 6). */
+		err = spill_put(m, (const char *)pkt->data,
+				pkt->has_data ? pkt->caplen : 0, &r->off);
+		if (err)
+			return err;
+		r->body_len = pkt->has_data ? pkt->caplen : 0;
+		m->nrecs++;
+		mc->n++;
+		return 0;
+	}
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return -ENOMEM;
@@ -637,9 +675,6 @@ static int on_packet(void *arg, const struct pf_packet *pkt)
 		return err;
 	r->sum_len = (uint32_t)sum;
 	r->body_len = (uint32_t)(len - sum);
-	if (!pkt->complete)
-		m->stats.incomplete++;
-	m->stats.graphs++;
 	m->nrecs++;
 	mc->n++;
 	return 0;
@@ -1465,6 +1500,73 @@ static int write_journey(struct pf_merge *m, FILE *out, const uint32_t *lorder,
 	return err;
 }
 
+/*
+ * pcapng: each graph's bytes a frame on its machine's and stage's
+ * interface, its time on the first machine's clock where the offset to
+ * it is known both ways, its packet_id the journey's number.
+ */
+static int write_journey_pcapng(struct pf_merge *m, const uint32_t *j,
+				size_t n, uint64_t num)
+{
+	unsigned char *buf = NULL;
+	char name[320], comment[512];
+	size_t i, k;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		const struct mlp *lp = &m->lps[j[i]];
+		uint32_t mi = lp->machine;
+
+		for (k = lp->first; k < lp->first + lp->n && !err; k++) {
+			const struct mrec *r = &m->recs[k];
+			int64_t *ifid = &m->ifid[mi][r->stage];
+			uint64_t ts = r->rt;
+
+			if (!r->body_len)
+				continue;
+			if (*ifid < 0) {
+				snprintf(name, sizeof(name), "%s %s",
+					 m->machines[mi].name,
+					 stage_names[r->stage]);
+				*ifid = pf_pcapng_interface(m->pw, name,
+					m->corrected[mi] ?
+					"times on the first machine's clock" :
+					"times on this machine's own clock");
+				if (*ifid < 0) {
+					err = (int)*ifid;
+					break;
+				}
+			}
+			free(buf);
+			buf = malloc(r->body_len);
+			if (!buf) {
+				err = -ENOMEM;
+				break;
+			}
+			err = spill_read(m, r->off, r->body_len, buf);
+			if (err)
+				break;
+			if (m->corrected[mi])
+				ts = m->corr[mi] < 0 ?
+				     ts + (uint64_t)0 - (uint64_t)m->corr[mi] :
+				     ts - (uint64_t)m->corr[mi];
+			snprintf(comment, sizeof(comment),
+				 "pktfilt journey=%" PRIu64 " machine=%s id=%"
+				 PRIu64 " seq=%" PRIu64 " stage=%s%s", num,
+				 m->machines[mi].name, r->id, r->seq,
+				 stage_names[r->stage],
+				 n == 1 ? " alone" : "");
+			err = pf_pcapng_frame(m->pw, (uint32_t)*ifid, ts, buf,
+					      r->body_len,
+					      r->len > r->body_len ? r->len :
+					      r->body_len,
+					      r->stage == ST_TX, num, comment);
+		}
+	}
+	free(buf);
+	return err;
+}
+
 static int write_journey_hops(struct pf_merge *m, FILE *out,
 			      const uint32_t *j, size_t n,
 			      const uint32_t *hops, size_t nh, uint64_t num)
@@ -1473,6 +1575,12 @@ static int write_journey_hops(struct pf_merge *m, FILE *out,
 	size_t i, k, e;
 	int err = 0;
 
+	if (m->fmt == PF_MERGE_PCAPNG) {
+		m->stats.journeys++;
+		if (n == 1)
+			m->stats.alone++;
+		return write_journey_pcapng(m, j, n, num);
+	}
 	sum = journey_summary(m, j, n);
 	m->stats.journeys++;
 	if (n == 1)
@@ -1589,6 +1697,23 @@ int pf_merge_write(struct pf_merge *m, FILE *out)
 			rank[m->lps[order[i]].parent] = (uint32_t)i;
 	if (m->fmt == PF_MERGE_TEXT)
 		print_clocks(m, out);
+	if (m->fmt == PF_MERGE_PCAPNG) {
+		m->pw = pf_pcapng_new(out, NULL);
+		if (!m->pw) {
+			err = -errno;
+			goto out;
+		}
+		memset(m->ifid, 0xff, sizeof(m->ifid));	/* -1: none yet */
+		m->corrected[0] = true;		/* the reference */
+		for (i = 1; i < m->nmachines; i++) {
+			const struct pf_merge_clock *c = &m->clocks[i];
+
+			/* t_0 = t_i - (clock i - clock 0) */
+			m->corrected[i] = c->has_lo && c->has_hi;
+			m->corr[i] = c->lo / 2 + c->hi / 2 +
+				     (c->lo % 2 + c->hi % 2) / 2;
+		}
+	}
 	/*
 	 * The journeys in the order of their packets' first graphs, machine
 	 * by machine: each when its first packet comes (lps are by machine
@@ -1630,6 +1755,8 @@ int pf_merge_write(struct pf_merge *m, FILE *out)
 	if (!err && (fflush(out) || ferror(out)))
 		err = errno ? -errno : -EIO;
 out:
+	pf_pcapng_free(m->pw);
+	m->pw = NULL;
 	free(order);
 	free(lorder);
 	free(rank);
@@ -1639,12 +1766,12 @@ out:
 /* --- pktfilt merge ------------------------------------------------------------ */
 
 const char pf_merge_synopsis[] =
-"pktfilt merge [--format text|json] [--name FILE=NAME]... [-o FILE]\n"
+"pktfilt merge [--format text|json|pcapng] [--name FILE=NAME]... [-o FILE]\n"
 "                  TRACEFILE TRACEFILE...";
 
 const char pf_merge_help[] =
-"    pktfilt merge [--format text|json] [--name FILE=NAME]... [-o FILE]\n"
-"                  TRACEFILE TRACEFILE...\n"
+"    pktfilt merge [--format text|json|pcapng] [--name FILE=NAME]...\n"
+"                  [-o FILE] TRACEFILE TRACEFILE...\n"
 "        Follow packets across machines: join the traces of several\n"
 "        machines (each saved as for report, one a machine: a client, a\n"
 "        router, a server) into journeys. A journey is one packet: each\n"
@@ -1699,7 +1826,7 @@ const char pf_merge_help[] =
 "        two traces of 1 GiB take memory in proportion to their number\n"
 "        of graphs, not their size.\n"
 "\n"
-"        --format text|json\n"
+"        --format text|json|pcapng\n"
 "            text (the default): a line naming the machines, one per\n"
 "            pair of machines with its clock offset,\n"
 "              # clock B - clock A: +OFFSET us (in +LO us .. +HI us)\n"
@@ -1725,6 +1852,14 @@ const char pf_merge_help[] =
 "            offset_min_ns, offset_max_ns, clocks_consistent}, ...]: null\n"
 "            where not known) and packets ([{machine, id, graphs: [the\n"
 "            objects of report --format json, ...]}, ...]).\n"
+"            pcapng: the graphs' bytes, for Wireshark (binary: with -o\n"
+"            FILE, or standard output redirected), as report's pcapng but\n"
+"            one interface per machine and stage (named \"MACHINE STAGE\"),\n"
+"            the frames journey by journey, frame.packet_id the journey's\n"
+"            number, frame.comment \"pktfilt journey=N machine=MACHINE\n"
+"            id=ID seq=SEQ stage=STAGE\" (and \"alone\"), the times on\n"
+"            the first machine's clock where the offset to it is known\n"
+"            both ways (the interface's description says which clock).\n"
 "\n"
 "        --name FILE=NAME\n"
 "            Call the machine of TRACEFILE FILE NAME (its file name as\n"
@@ -1742,7 +1877,8 @@ const char pf_merge_examples[] =
 "        pktfilt trace -q --at rx,tx --proto udp --dport 9000 --raw client.trace\n"
 "        pktfilt merge --name client.trace=client --name router.trace=router \\\n"
 "            --name server.trace=server client.trace router.trace server.trace\n"
-"        pktfilt merge --format json client.trace server.trace | jq '.hops[]'\n";
+"        pktfilt merge --format json client.trace server.trace | jq '.hops[]'\n"
+"        pktfilt merge --format pcapng -o journeys.pcapng client.trace server.trace\n";
 
 struct merge_opts {
 	const char *format, *output;
@@ -1839,9 +1975,13 @@ static int merge_args(int argc, char **argv, struct merge_opts *o)
 	}
 	if (o->nfiles < 2)
 		return merge_usage("%s", "give two TRACEFILEs or more, one a machine");
-	if (o->format && strcmp(o->format, "text") && strcmp(o->format, "json"))
-		return merge_usage("unknown --format '%s': text or json",
+	if (o->format && strcmp(o->format, "text") &&
+	    strcmp(o->format, "json") && strcmp(o->format, "pcapng"))
+		return merge_usage("unknown --format '%s': text, json or pcapng",
 				   o->format);
+	if (o->format && !strcmp(o->format, "pcapng") &&
+	    (!o->output || !strcmp(o->output, "-")) && isatty(STDOUT_FILENO))
+		return merge_usage("%s", "--format pcapng is binary: give -o FILE or redirect standard output");
 	if (o->output && !o->output[0])
 		return merge_usage("%s", "--output needs a file name");
 	for (a = 0; a < o->nname_args; a++) {
@@ -1914,8 +2054,9 @@ int pf_merge_run(const struct pf_cmd *cmd, int argc, char **argv)
 	ret = merge_args(argc, argv, &o);
 	if (ret)
 		return ret;
-	m = pf_merge_new(o.format && !strcmp(o.format, "json") ?
-			 PF_MERGE_JSON : PF_MERGE_TEXT, false);
+	m = pf_merge_new(!o.format || !strcmp(o.format, "text") ?
+			 PF_MERGE_TEXT : !strcmp(o.format, "json") ?
+			 PF_MERGE_JSON : PF_MERGE_PCAPNG, false);
 	if (!m) {
 		fprintf(stderr, "pktfilt: merge: temporary file: %s\n",
 			strerror(errno));

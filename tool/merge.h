@@ -70,6 +70,7 @@ int pf_merge_run(const struct pf_cmd *cmd, int argc, char **argv);
 enum pf_merge_format {
 	PF_MERGE_TEXT,
 	PF_MERGE_JSON,
+	PF_MERGE_PCAPNG,	/* the graphs' bytes, frame.packet_id the journey */
 };
 
 enum pf_merge_tier {

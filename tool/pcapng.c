@@ -63,6 +63,7 @@ struct pf_pcapng {
 	const struct pf_resolver *names;
 	struct pf_pcapng_if *ifs;
 	size_t nifs, cap;
+	size_t nifs_named;	/* pf_pcapng_interface()'s, not with ifs */
 	/* A block is made here, then written whole. */
 	unsigned char *buf;
 	size_t len, size;
@@ -222,11 +223,51 @@ static int64_t interface_of(struct pf_pcapng *w, const struct pf_packet *pkt)
 	return (int64_t)w->nifs++;
 }
 
+int64_t pf_pcapng_interface(struct pf_pcapng *w, const char *name,
+			    const char *description)
+{
+	uint8_t tsresol = 9;	/* nanoseconds */
+	int err;
+
+	block_begin(w, BT_IDB);
+	put_u16(w, LINKTYPE_RAW);
+	put_u16(w, 0);
+	put_u32(w, 0);		/* snap length: no limit */
+	put_opt(w, OPT_IF_NAME, name, strlen(name));
+	if (description)
+		put_opt(w, OPT_IF_DESCRIPTION, description,
+			strlen(description));
+	put_opt(w, OPT_IF_TSRESOL, &tsresol, 1);
+	err = block_end(w);
+	if (err)
+		return err;
+	return (int64_t)w->nifs_named++;
+}
+
+int pf_pcapng_frame(struct pf_pcapng *w, uint32_t ifid, uint64_t ts_ns,
+		    const unsigned char *data, uint32_t caplen, uint32_t len,
+		    bool outbound, uint64_t packet_id, const char *comment)
+{
+	uint32_t flags = outbound ? EPB_OUTBOUND : EPB_INBOUND;
+
+	block_begin(w, BT_EPB);
+	put_u32(w, ifid);
+	put_u32(w, (uint32_t)(ts_ns >> 32));
+	put_u32(w, (uint32_t)ts_ns);
+	put_u32(w, caplen);
+	put_u32(w, len);
+	put(w, data, caplen);
+	put_pad(w);
+	put_opt(w, OPT_COMMENT, comment, strlen(comment));
+	put_opt(w, OPT_EPB_FLAGS, &flags, sizeof(flags));
+	put_opt(w, OPT_EPB_PACKETID, &packet_id, sizeof(packet_id));
+	w->written++;
+	return block_end(w);
+}
+
 int pf_pcapng_packet(struct pf_pcapng *w, const struct pf_packet *pkt)
 {
 	char comment[128 + PF_FATE_LEN], fate[PF_FATE_LEN];
-	uint32_t flags = strcmp(pkt->stage, "tx") ? EPB_INBOUND : EPB_OUTBOUND;
-	uint64_t id = pkt->id;
 	int64_t ifid;
 
 	if (!pkt->has_data) {
@@ -245,19 +286,9 @@ int pf_pcapng_packet(struct pf_pcapng *w, const struct pf_packet *pkt)
 
 		snprintf(comment + n, sizeof(comment) - n, " %s", fate);
 	}
-	block_begin(w, BT_EPB);
-	put_u32(w, (uint32_t)ifid);
-	put_u32(w, (uint32_t)(pkt->rt_ns >> 32));
-	put_u32(w, (uint32_t)pkt->rt_ns);
-	put_u32(w, pkt->caplen);
-	put_u32(w, pkt->len);
-	put(w, pkt->data, pkt->caplen);
-	put_pad(w);
-	put_opt(w, OPT_COMMENT, comment, strlen(comment));
-	put_opt(w, OPT_EPB_FLAGS, &flags, sizeof(flags));
-	put_opt(w, OPT_EPB_PACKETID, &id, sizeof(id));
-	w->written++;
-	return block_end(w);
+	return pf_pcapng_frame(w, (uint32_t)ifid, pkt->rt_ns, pkt->data,
+			       pkt->caplen, pkt->len,
+			       !strcmp(pkt->stage, "tx"), pkt->id, comment);
 }
 
 uint64_t pf_pcapng_written(const struct pf_pcapng *w)

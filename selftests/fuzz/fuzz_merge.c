@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness of "pktfilt merge" (tool/merge.c): the input, after
- * its first byte (bit 0: JSON or text; bits 1-2: the chunk size the
- * traces are fed in), split at NUL bytes, is the traces of up to
+ * its first byte (bit 0: JSON or text, bit 3: pcapng instead; bits 1-2:
+ * the chunk size the traces are fed in), split at NUL bytes, is the traces of up to
  * PF_MERGE_MAX_MACHINES machines m0, m1, ... Each is read through the
  * streaming parser, its packets' bytes (data=) parsed and matched, the
  * clocks estimated, the journeys written. Invariants, besides no crash
@@ -13,7 +13,8 @@
  *    journeys, none lost); a journey of one packet is "alone" and has no
  *    hop; each hop's ends are machines of its journey, one-way times are
  *    not negative (u64), min <= estimate <= max where known;
- *  - each pair's clock interval comes from as many sure links as it says.
+ *  - each pair's clock interval comes from as many sure links as it says;
+ *  - pcapng: whole blocks, a section header first.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -140,6 +141,25 @@ static void check_json(const char *out, size_t len,
 	free(seen);
 }
 
+/* pcapng: whole blocks, each its length twice; a section header first. */
+static void check_pcapng(const unsigned char *b, size_t len)
+{
+	size_t pos = 0;
+	uint32_t l, l2;
+
+	CHECK(len >= 12);
+	memcpy(&l, b, 4);
+	CHECK(l == 0x0A0D0D0A);
+	while (pos < len) {
+		CHECK(len - pos >= 12);
+		memcpy(&l, b + pos + 4, 4);
+		CHECK(l >= 12 && l % 4 == 0 && l <= len - pos);
+		memcpy(&l2, b + pos + l - 4, 4);
+		CHECK(l == l2);
+		pos += l;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	enum pf_merge_format fmt;
@@ -153,7 +173,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	fmt = data[0] & 1 ? PF_MERGE_JSON : PF_MERGE_TEXT;
+	fmt = data[0] & 8 ? PF_MERGE_PCAPNG :
+	      data[0] & 1 ? PF_MERGE_JSON : PF_MERGE_TEXT;
 	chunk = chunks[(data[0] >> 1) & 3];
 	s = (const char *)data + 1;
 	e = (const char *)data + size;
@@ -177,6 +198,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fclose(f);
 	if (fmt == PF_MERGE_JSON && pf_merge_stats(m)->packets <= 100000)
 		check_json(out, len, pf_merge_stats(m));
+	if (fmt == PF_MERGE_PCAPNG)
+		check_pcapng((const unsigned char *)out, len);
 	for (a = 0; a < n; a++) {
 		for (b = a + 1; b < n; b++) {
 			const struct pf_merge_clock *c = pf_merge_clock(m, a, b);

@@ -8,6 +8,7 @@
  * clock offset between the machines, NAT, retransmissions, one direction
  * only, ping request and reply, SYN / SYN-ACK / ACK, fragments.
  */
+#define _GNU_SOURCE	/* memmem() */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -754,6 +755,77 @@ TEST_F(merge, router_three_machines)
 	EXPECT_NE(NULL, strstr(self->r.out, "# client -> router -> server\n"));
 	EXPECT_NE(NULL, strstr(self->r.out, "## router: packet id 40\n# packet 1 (rx, id 40)"));
 	EXPECT_NE(NULL, strstr(self->r.out, "# journey 1: udp 10.9.0.1:4000 -> 10.8.0.2:9000 ip id 12 length 38 payload 10\n"));
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/*
+ * pcapng: an interface per machine and stage, named so; each frame's
+ * packet_id its journey, its time on the first machine's clock.
+ */
+TEST_F(merge, pcapng)
+{
+	struct pkt q = udp4("10.9.0.1", 4000, "10.9.0.2", 9000, 1, 64, "hello pktfilt");
+	struct pkt a = udp4("10.9.0.2", 9000, "10.9.0.1", 4000, 77, 64, "hello back");
+	const unsigned char *b;
+	size_t pos = 0, nidb = 0, nepb = 0;
+	uint64_t ids[8], ts[8];
+	uint32_t ifs[8];
+
+	mt_pkt(&self->mt[0], "tx", 1, T0, &q);
+	mt_pkt(&self->mt[1], "rx", 10, T0 + 5 * MS + 40 * US, &q);
+	mt_pkt(&self->mt[1], "tx", 11, T0 + 5 * MS + 100 * US, &a);
+	mt_pkt(&self->mt[0], "rx", 2, T0 + 160 * US, &a);
+	ASSERT_EQ(0, run_merge(self->mt, AB, 2, PF_MERGE_PCAPNG, &self->r));
+	b = (const unsigned char *)self->r.out;
+	while (pos + 12 <= self->r.len) {
+		uint32_t type = le32(b + pos), len = le32(b + pos + 4);
+
+		ASSERT_GE(len, 12);
+		ASSERT_LE(pos + len, self->r.len);
+		if (type == 1)
+			nidb++;
+		if (type == 6 && nepb < 8) {
+			size_t o = pos + 28 + ((le32(b + pos + 20) + 3) & ~3U);
+
+			ifs[nepb] = le32(b + pos + 8);
+			ts[nepb] = (uint64_t)le32(b + pos + 12) << 32 |
+				   le32(b + pos + 16);
+			ids[nepb] = 0;
+			/* Options: find packet_id (5). */
+			while (o + 4 <= pos + len - 4) {
+				unsigned int code = b[o] | b[o + 1] << 8;
+				unsigned int olen = b[o + 2] | b[o + 3] << 8;
+
+				if (!code)
+					break;
+				if (code == 5 && olen == 8)
+					memcpy(&ids[nepb], b + o + 4, 8);
+				o += 4 + ((olen + 3) & ~3U);
+			}
+			nepb++;
+		}
+		pos += len;
+	}
+	EXPECT_EQ(self->r.len, pos);
+	EXPECT_EQ(4, nidb);
+	ASSERT_EQ(4, nepb);
+	/* Journey 1: client tx, server rx; journey 2: server tx, client rx */
+	EXPECT_EQ(1, ids[0]);
+	EXPECT_EQ(1, ids[1]);
+	EXPECT_EQ(2, ids[2]);
+	EXPECT_EQ(2, ids[3]);
+	EXPECT_EQ(0, ifs[0]);
+	EXPECT_EQ(1, ifs[1]);
+	/* o = 4.990 ms: the server's rx at T0 + 50 us on the client's clock */
+	EXPECT_EQ(T0, ts[0]);
+	EXPECT_EQ(T0 + 50 * US, ts[1]);
+	EXPECT_NE(NULL, memmem(b, self->r.len, "server rx", 9));
+	EXPECT_NE(NULL, memmem(b, self->r.len, "pktfilt journey=2 machine=client id=2 seq=2 stage=rx", 51));
 }
 
 /* What the wire changes does not change the keys; what it keeps does. */

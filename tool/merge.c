@@ -1567,6 +1567,199 @@ static int write_journey_pcapng(struct pf_merge *m, const uint32_t *j,
 	return err;
 }
 
+/* @n bytes of text, HTML-escaped (invalid UTF-8 as U+FFFD). */
+static void html_text(FILE *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t k;
+
+	while (n) {
+		switch (*p) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			if (*p < 0x80) {
+				if (*p >= 0x20 || *p == '\n' || *p == '\t')
+					fputc(*p, out);
+				break;
+			}
+			k = pf_utf8_len(p, n);
+			if (!k) {
+				fputs("\xef\xbf\xbd", out);
+				break;
+			}
+			fwrite(p, 1, k, out);
+			p += k;
+			n -= k;
+			continue;
+		}
+		p++;
+		n--;
+	}
+}
+
+static void html_str(FILE *out, const char *s)
+{
+	html_text(out, s, strlen(s));
+}
+
+static void print_hop_html(struct pf_merge *m, FILE *out,
+			   const struct mlink *l)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return;
+	print_hop_text(m, f, l);
+	fclose(f);
+	/* "# A tx -> B rx: ...\n" without its "# " and newline */
+	if (buf && len > 3)
+		html_text(out, buf + 2, len - 3);
+	free(buf);
+}
+
+static const char html_head[] =
+"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
+"<title>pktfilt merge</title>\n<style>\n"
+"body { font-family: sans-serif; margin: 1em; }\n"
+"table { border-collapse: collapse; }\n"
+"td, th { border: 1px solid #ccc; vertical-align: top; padding: 4px; }\n"
+"th { background: #eee; position: sticky; top: 0; }\n"
+"td.j { max-width: 28em; font-size: 90%; }\n"
+"td.alone { background: #fff6e0; }\n"
+"pre { font-size: 80%; margin: 0; max-height: 40em; overflow: auto; }\n"
+"summary { cursor: pointer; font-family: monospace; font-size: 85%; }\n"
+"span.n { font-weight: bold; color: #06c; }\n"
+"ul { margin: 0; padding-left: 1.2em; }\n"
+"</style></head><body>\n<h1>pktfilt merge</h1>\n";
+
+static void html_begin(struct pf_merge *m, FILE *out)
+{
+	size_t a;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fputs(html_head, out);
+	if (f) {
+		print_clocks(m, f);
+		fclose(f);
+		fputs("<pre>", out);
+		if (buf)
+			html_text(out, buf, len);
+		fputs("</pre>\n", out);
+		free(buf);
+	}
+	fputs("<table>\n<tr><th>journey</th>", out);
+	for (a = 0; a < m->nmachines; a++) {
+		fputs("<th>", out);
+		html_str(out, m->machines[a].name);
+		fputs("</th>", out);
+	}
+	fputs("</tr>\n", out);
+}
+
+static void html_end(FILE *out)
+{
+	fputs("</table>\n</body></html>\n", out);
+}
+
+/*
+ * A row: the journey (its packet, its hops), then a lane per machine
+ * with its graphs of the packet, numbered in the order it crossed them.
+ */
+static int write_journey_html(struct pf_merge *m, FILE *out,
+			      const uint32_t *j, size_t n,
+			      const uint32_t *hops, size_t nh, uint64_t num,
+			      const struct mrec *sum)
+{
+	char *buf = NULL;
+	size_t i, k, e, a;
+	int err = 0;
+
+	fprintf(out, "<tr id=\"j%" PRIu64 "\"><td class=\"j%s\"><b>journey %"
+		PRIu64 "</b><br>", num, n == 1 ? " alone" : "", num);
+	if (sum) {
+		buf = malloc(sum->sum_len + 1);
+		if (!buf)
+			return -ENOMEM;
+		err = spill_read(m, sum->off, sum->sum_len, buf);
+		if (err) {
+			free(buf);
+			return err;
+		}
+		html_text(out, buf, sum->sum_len);
+		free(buf);
+		buf = NULL;
+	}
+	if (n == 1) {
+		fputs("<br><i>", out);
+		html_str(out, alone_why(m, &m->lps[j[0]]));
+		fputs("</i>", out);
+	}
+	fputs("<ul>", out);
+	for (e = 0; e < nh; e++) {
+		fputs("<li>", out);
+		print_hop_html(m, out, &m->links[hops[e]]);
+		fputs("</li>", out);
+	}
+	fputs("</ul></td>", out);
+	for (a = 0; a < m->nmachines && !err; a++) {
+		fputs("<td>", out);
+		for (i = 0; i < n && !err; i++) {
+			const struct mlp *lp = &m->lps[j[i]];
+
+			if (lp->machine != a)
+				continue;
+			for (k = lp->first; k < lp->first + lp->n && !err;
+			     k++) {
+				const struct mrec *r = &m->recs[k];
+				const char *nl;
+
+				free(buf);
+				buf = malloc((size_t)r->body_len + 1);
+				if (!buf) {
+					err = -ENOMEM;
+					break;
+				}
+				err = spill_read(m, r->off + r->sum_len,
+						 r->body_len, buf);
+				if (err)
+					break;
+				buf[r->body_len] = '\0';
+				/* Its header line the summary, the rest inside. */
+				nl = memchr(buf, '\n', r->body_len);
+				if (!nl)
+					nl = buf + r->body_len;
+				fprintf(out, "<details><summary><span class=\"n\">%zu.</span> ",
+					i + 1);
+				html_text(out, buf, (size_t)(nl - buf));
+				fputs("</summary><pre>", out);
+				if (nl < buf + r->body_len)
+					html_text(out, nl + 1, (size_t)(buf +
+						  r->body_len - nl - 1));
+				fputs("</pre></details>", out);
+			}
+		}
+		fputs("</td>", out);
+	}
+	free(buf);
+	fputs("</tr>\n", out);
+	return err ? err : ferror(out) ? -EIO : 0;
+}
+
 static int write_journey_hops(struct pf_merge *m, FILE *out,
 			      const uint32_t *j, size_t n,
 			      const uint32_t *hops, size_t nh, uint64_t num)
@@ -1585,6 +1778,8 @@ static int write_journey_hops(struct pf_merge *m, FILE *out,
 	m->stats.journeys++;
 	if (n == 1)
 		m->stats.alone++;
+	if (m->fmt == PF_MERGE_HTML)
+		return write_journey_html(m, out, j, n, hops, nh, num, sum);
 	if (m->fmt == PF_MERGE_TEXT) {
 		fprintf(out, "\n# journey %" PRIu64 ": ", num);
 		if (sum)
@@ -1697,6 +1892,8 @@ int pf_merge_write(struct pf_merge *m, FILE *out)
 			rank[m->lps[order[i]].parent] = (uint32_t)i;
 	if (m->fmt == PF_MERGE_TEXT)
 		print_clocks(m, out);
+	if (m->fmt == PF_MERGE_HTML)
+		html_begin(m, out);
 	if (m->fmt == PF_MERGE_PCAPNG) {
 		m->pw = pf_pcapng_new(out, NULL);
 		if (!m->pw) {
@@ -1752,6 +1949,8 @@ int pf_merge_write(struct pf_merge *m, FILE *out)
 		free(buf);
 		free(done);
 	}
+	if (!err && m->fmt == PF_MERGE_HTML)
+		html_end(out);
 	if (!err && (fflush(out) || ferror(out)))
 		err = errno ? -errno : -EIO;
 out:
@@ -1766,11 +1965,11 @@ out:
 /* --- pktfilt merge ------------------------------------------------------------ */
 
 const char pf_merge_synopsis[] =
-"pktfilt merge [--format text|json|pcapng] [--name FILE=NAME]... [-o FILE]\n"
-"                  TRACEFILE TRACEFILE...";
+"pktfilt merge [--format text|json|html|pcapng] [--name FILE=NAME]...\n"
+"                  [-o FILE] TRACEFILE TRACEFILE...";
 
 const char pf_merge_help[] =
-"    pktfilt merge [--format text|json|pcapng] [--name FILE=NAME]...\n"
+"    pktfilt merge [--format text|json|html|pcapng] [--name FILE=NAME]...\n"
 "                  [-o FILE] TRACEFILE TRACEFILE...\n"
 "        Follow packets across machines: join the traces of several\n"
 "        machines (each saved as for report, one a machine: a client, a\n"
@@ -1826,7 +2025,7 @@ const char pf_merge_help[] =
 "        two traces of 1 GiB take memory in proportion to their number\n"
 "        of graphs, not their size.\n"
 "\n"
-"        --format text|json|pcapng\n"
+"        --format text|json|html|pcapng\n"
 "            text (the default): a line naming the machines, one per\n"
 "            pair of machines with its clock offset,\n"
 "              # clock B - clock A: +OFFSET us (in +LO us .. +HI us)\n"
@@ -1852,6 +2051,12 @@ const char pf_merge_help[] =
 "            offset_min_ns, offset_max_ns, clocks_consistent}, ...]: null\n"
 "            where not known) and packets ([{machine, id, graphs: [the\n"
 "            objects of report --format json, ...]}, ...]).\n"
+"            html: one self-contained page (no script, nothing fetched),\n"
+"            the clocks, then a table with a row per journey and a lane\n"
+"            (column) per machine: the journey's packet and hops, then\n"
+"            in each machine's lane its graphs of the packet, numbered in\n"
+"            the order the packet crossed the machines, each opening to\n"
+"            its lines as text prints them.\n"
 "            pcapng: the graphs' bytes, for Wireshark (binary: with -o\n"
 "            FILE, or standard output redirected), as report's pcapng but\n"
 "            one interface per machine and stage (named \"MACHINE STAGE\"),\n"
@@ -1976,8 +2181,9 @@ static int merge_args(int argc, char **argv, struct merge_opts *o)
 	if (o->nfiles < 2)
 		return merge_usage("%s", "give two TRACEFILEs or more, one a machine");
 	if (o->format && strcmp(o->format, "text") &&
-	    strcmp(o->format, "json") && strcmp(o->format, "pcapng"))
-		return merge_usage("unknown --format '%s': text, json or pcapng",
+	    strcmp(o->format, "json") && strcmp(o->format, "pcapng") &&
+	    strcmp(o->format, "html"))
+		return merge_usage("unknown --format '%s': text, json, html or pcapng",
 				   o->format);
 	if (o->format && !strcmp(o->format, "pcapng") &&
 	    (!o->output || !strcmp(o->output, "-")) && isatty(STDOUT_FILENO))
@@ -2056,7 +2262,8 @@ int pf_merge_run(const struct pf_cmd *cmd, int argc, char **argv)
 		return ret;
 	m = pf_merge_new(!o.format || !strcmp(o.format, "text") ?
 			 PF_MERGE_TEXT : !strcmp(o.format, "json") ?
-			 PF_MERGE_JSON : PF_MERGE_PCAPNG, false);
+			 PF_MERGE_JSON : !strcmp(o.format, "html") ?
+			 PF_MERGE_HTML : PF_MERGE_PCAPNG, false);
 	if (!m) {
 		fprintf(stderr, "pktfilt: merge: temporary file: %s\n",
 			strerror(errno));

@@ -71,6 +71,7 @@ enum pf_merge_format {
 	PF_MERGE_TEXT,
 	PF_MERGE_JSON,
 	PF_MERGE_PCAPNG,	/* the graphs' bytes, frame.packet_id the journey */
+	PF_MERGE_HTML,		/* a page, the machines as lanes */
 };
 
 enum pf_merge_tier {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness of "pktfilt merge" (tool/merge.c): the input, after
- * its first byte (bit 0: JSON or text, bit 3: pcapng instead; bits 1-2:
- * the chunk size the traces are fed in), split at NUL bytes, is the traces of up to
+ * its first byte (bit 0: JSON or text, bit 3: pcapng instead, bit 4:
+ * HTML; bits 1-2: the chunk size the traces are fed in), split at NUL
+ * bytes, is the traces of up to
  * PF_MERGE_MAX_MACHINES machines m0, m1, ... Each is read through the
  * streaming parser, its packets' bytes (data=) parsed and matched, the
  * clocks estimated, the journeys written. Invariants, besides no crash
@@ -160,6 +161,36 @@ static void check_pcapng(const unsigned char *b, size_t len)
 	}
 }
 
+/*
+ * html: the trace's text never makes a tag (no script, no element of its
+ * own): only the page's tags, a row per journey and the header's.
+ */
+static void check_html(const char *out, size_t len,
+		       const struct pf_merge_stats *st)
+{
+	static const char *const tags[] = {
+		"<!DOCTYPE html>", "<html>", "<head>", "<meta ", "<title>",
+		"<style>", "<body>", "<h1>", "<pre>", "<table>", "<tr>",
+		"<tr id=", "<th>", "<td>", "<td class=", "<b>", "<br>", "<i>",
+		"<ul>", "<li>", "<details>", "<summary>", "<span class=", "</",
+	};
+	size_t i, rows = 0;
+	const char *p;
+
+	CHECK(strlen(out) == len);
+	for (p = out; (p = strchr(p, '<')); p++) {
+		bool known = false;
+
+		for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+			if (!strncmp(p, tags[i], strlen(tags[i])))
+				known = true;
+		CHECK(known);
+		if (!strncmp(p, "<tr", 3))
+			rows++;
+	}
+	CHECK(rows == st->journeys + 1);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	enum pf_merge_format fmt;
@@ -173,7 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	fmt = data[0] & 8 ? PF_MERGE_PCAPNG :
+	fmt = data[0] & 16 ? PF_MERGE_HTML : data[0] & 8 ? PF_MERGE_PCAPNG :
 	      data[0] & 1 ? PF_MERGE_JSON : PF_MERGE_TEXT;
 	chunk = chunks[(data[0] >> 1) & 3];
 	s = (const char *)data + 1;
@@ -200,6 +231,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_json(out, len, pf_merge_stats(m));
 	if (fmt == PF_MERGE_PCAPNG)
 		check_pcapng((const unsigned char *)out, len);
+	if (fmt == PF_MERGE_HTML)
+		check_html(out, len, pf_merge_stats(m));
 	for (a = 0; a < n; a++) {
 		for (b = a + 1; b < n; b++) {
 			const struct pf_merge_clock *c = pf_merge_clock(m, a, b);

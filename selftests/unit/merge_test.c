@@ -828,6 +828,34 @@ TEST_F(merge, pcapng)
 	EXPECT_NE(NULL, memmem(b, self->r.len, "pktfilt journey=2 machine=client id=2 seq=2 stage=rx", 51));
 }
 
+/* html: a row per journey, a lane per machine, names and text escaped. */
+TEST_F(merge, html_lanes)
+{
+	static const char *const names[] = { "client", "<b>server</b>" };
+	struct pkt q = udp4("10.9.0.1", 4000, "10.9.0.2", 9000, 1, 64, "hello pktfilt");
+	struct pkt lone = udp4("10.9.0.1", 4000, "10.9.0.2", 9000, 2, 64, "lost");
+	const char *row2, *p;
+	int cells = 0;
+
+	mt_pkt(&self->mt[0], "tx", 1, T0, &q);
+	mt_pkt(&self->mt[0], "tx", 2, T0 + 1 * MS, &lone);
+	mt_pkt(&self->mt[1], "rx", 1, T0 + 40 * US, &q);
+	ASSERT_EQ(0, run_merge(self->mt, names, 2, PF_MERGE_HTML, &self->r));
+	EXPECT_NE(NULL, strstr(self->r.out, "<th>journey</th><th>client</th><th>&lt;b&gt;server&lt;/b&gt;</th></tr>"));
+	EXPECT_EQ(NULL, strstr(self->r.out, "<b>server"));
+	EXPECT_NE(NULL, strstr(self->r.out, "<tr id=\"j1\"><td class=\"j\"><b>journey 1</b><br>udp 10.9.0.1:4000 -&gt; 10.9.0.2:9000"));
+	EXPECT_NE(NULL, strstr(self->r.out, "<li>client tx -&gt; &lt;b&gt;server&lt;/b&gt; rx: at least 0.000 us one way (clocks only bounded"));
+	/* Journey 1 lanes: client's graph 1., the server's 2. */
+	EXPECT_NE(NULL, strstr(self->r.out, "<summary><span class=\"n\">2.</span> # packet 1 (rx, id 1)"));
+	row2 = strstr(self->r.out, "<tr id=\"j2\"><td class=\"j alone\">");
+	ASSERT_NE(NULL, row2);
+	EXPECT_NE(NULL, strstr(row2, "<i>seen on no other machine</i>"));
+	for (p = row2; (p = strstr(p, "<td")) && p < strstr(row2, "</tr>"); p++)
+		cells++;
+	EXPECT_EQ(3, cells);	/* the journey, client's lane, server's */
+	EXPECT_NE(NULL, strstr(self->r.out, "</table>\n</body></html>\n"));
+}
+
 /* What the wire changes does not change the keys; what it keeps does. */
 TEST(merge_keys)
 {

@@ -837,6 +837,8 @@ static int group_packets(struct pf_merge *m)
 			lp->n = (uint32_t)(k - j);
 			if (lp->in == NONE && lp->out == NONE)
 				m->stats.keyless++;
+			if (lp->out != NONE)
+				m->stats.tx++;
 			m->nlps++;
 			j = k;
 		}
@@ -2298,6 +2300,10 @@ int pf_merge_run(const struct pf_cmd *cmd, int argc, char **argv)
 		fprintf(stderr, " (%" PRIu64 " without bytes to match)",
 			st->keyless);
 	fputc('\n', stderr);
+	if (st->packets && st->keyless == st->packets)
+		fprintf(stderr, "pktfilt: merge: no event carries the packet's bytes: trace with a module of version 6 or later\n");
+	else if (st->packets && !st->links && !st->tx)
+		fprintf(stderr, "pktfilt: merge: no packet was traced at tx: trace the sending machine with --at tx (--at rx,tx both ways)\n");
 	if (st->incomplete || st->lost) {
 		fprintf(stderr, "pktfilt: merge: %" PRIu64 " of %" PRIu64
 			" graphs incomplete%s\n", st->incomplete, st->graphs,

@@ -93,6 +93,7 @@ struct pf_merge_stats {
 	uint64_t graphs;	/* packet graphs read */
 	uint64_t packets;	/* machines' packets (ids) */
 	uint64_t keyless;	/* ... without bytes to match */
+	uint64_t tx;		/* ... sent: with a tx graph with bytes */
 	uint64_t links;
 	uint64_t journeys;	/* written */
 	uint64_t alone;		/* ... of one machine's packet only */

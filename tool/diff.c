@@ -71,7 +71,9 @@ const char pf_diff_help[] =
 "            diff FILE1 FILE2 PACKET     (the first of FILE1, and PACKET\n"
 "                                        of FILE2)\n"
 "        PACKET is a seq (the N of \"# packet N\", seq=N in the event;\n"
-"        also seq:N) or id:N, the packet id. A packet followed through\n"
+"        also seq:N), id:N, the packet id, or, in the JSON of 'pktfilt\n"
+"        merge' (a journey a line), journey:N@MACHINE, the graphs of\n"
+"        MACHINE's packet in journey N. A packet followed through\n"
 "        several stages has one graph per stage, all with its id: id:N\n"
 "        then compares the graph of a stage both packets have (the first\n"
 "        of A's, in the order of the trace; a line on stderr says which\n"
@@ -1757,11 +1759,12 @@ out:
 
 /* --- reading the packets -------------------------------------------------------- */
 
-enum sel_kind { SEL_FIRST, SEL_SEQ, SEL_ID };
+enum sel_kind { SEL_FIRST, SEL_SEQ, SEL_ID, SEL_JOURNEY };
 
 struct sel {
 	enum sel_kind kind;
-	uint64_t n;
+	uint64_t n;		/* the seq, id, or journey number */
+	const char *machine;	/* SEL_JOURNEY: the machine's name */
 	const char *text;	/* as given, for messages */
 };
 
@@ -1772,16 +1775,23 @@ struct pick {
 	struct pf_packet *found[PF_DIFF_MAX_GRAPHS];
 	size_t nfound;
 	bool more;		/* more graphs of the id than kept */
+	bool journey_seen;	/* SEL_JOURNEY: its journey was read */
 };
 
 struct reading {
 	struct pick *picks[2];
 	size_t npicks;
 	int err;
+	/* Inside a line of pktfilt merge --format json: which graphs. */
+	bool in_journey;
+	uint64_t journey;
+	const char *machine;
 };
 
 static bool pick_done(const struct pick *p)
 {
+	if (p->sel.kind == SEL_JOURNEY)
+		return p->journey_seen;
 	return p->sel.kind != SEL_ID && p->nfound;
 }
 
@@ -1803,6 +1813,10 @@ static int pick_packet(void *arg, const struct pf_packet *pkt)
 			break;
 		case SEL_SEQ:
 			want = pkt->seq == p->sel.n;
+			break;
+		case SEL_JOURNEY:
+			want = r->in_journey && r->journey == p->sel.n &&
+			       !strcmp(r->machine, p->sel.machine);
 			break;
 		default:
 			want = pkt->id == p->sel.n;
@@ -1888,6 +1902,229 @@ static ssize_t read_line(FILE *in, char **line, size_t *cap)
 	return (ssize_t)len;
 }
 
+/*
+ * A line of pktfilt merge --format json, a journey: {"journey": N, ...,
+ * "packets": [{"machine": M, "id": ID, "graphs": [GRAPH, ...]}, ...]},
+ * each GRAPH a line of report --format json. Walked as text, strings
+ * and nesting respected, each GRAPH read as such a line.
+ */
+static size_t jw_ws(const char *s, size_t n, size_t i)
+{
+	while (i < n && strchr(" \t\r\n", s[i]))
+		i++;
+	return i;
+}
+
+/* The end of the JSON value at @i (not checked: read later), or 0. */
+static size_t jw_skip(const char *s, size_t n, size_t i)
+{
+	size_t depth = 0;
+	bool str = false;
+
+	i = jw_ws(s, n, i);
+	if (i >= n)
+		return 0;
+	if (s[i] != '{' && s[i] != '[' && s[i] != '"') {
+		while (i < n && !strchr(",]} \t\r\n", s[i]))
+			i++;
+		return i;
+	}
+	for (; i < n; i++) {
+		if (str) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				str = false;
+			if (!str && !depth)
+				return i + 1;
+			continue;
+		}
+		if (s[i] == '"') {
+			str = true;
+		} else if (s[i] == '{' || s[i] == '[') {
+			depth++;
+		} else if (s[i] == '}' || s[i] == ']') {
+			if (!depth--)
+				return 0;
+			if (!depth)
+				return i + 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The next member of the object or element of the array at *@i (after
+ * its '{', '[' or a ','): its key (objects) and value's span; false at
+ * the end or on an error (*@bad).
+ */
+static bool jw_next(const char *s, size_t n, size_t *i, bool object,
+		    size_t *key, size_t *key_end, size_t *val, size_t *val_end,
+		    bool *bad)
+{
+	size_t k = jw_ws(s, n, *i);
+
+	if (k < n && s[k] == ',')
+		k = jw_ws(s, n, k + 1);
+	if (k < n && (s[k] == '}' || s[k] == ']')) {
+		*i = k + 1;
+		return false;
+	}
+	if (object) {
+		if (k >= n || s[k] != '"')
+			goto bad;
+		*key = k;
+		*key_end = jw_skip(s, n, k);
+		if (!*key_end)
+			goto bad;
+		k = jw_ws(s, n, *key_end);
+		if (k >= n || s[k] != ':')
+			goto bad;
+		k++;
+	}
+	*val = jw_ws(s, n, k);
+	*val_end = jw_skip(s, n, *val);
+	if (!*val_end)
+		goto bad;
+	*i = *val_end;
+	return true;
+bad:
+	*bad = true;
+	return false;
+}
+
+static bool jw_key(const char *s, size_t key, size_t key_end, const char *name)
+{
+	size_t len = strlen(name);
+
+	return key_end - key == len + 2 && !strncmp(s + key + 1, name, len);
+}
+
+int pf_diff_journey(const char *s, size_t n, pf_journey_fn fn, void *arg,
+		    char *err, size_t errlen)
+{
+	size_t i, key, key_end, v, v_end, p = 0, p_end = 0;
+	bool bad = false, have_num = false;
+	uint64_t journey = 0;
+	struct pf_json *num;
+	int ret = 0;
+
+	if (!n || jw_ws(s, n, 0) >= n || s[jw_ws(s, n, 0)] != '{') {
+		snprintf(err, errlen, "not a journey of pktfilt merge");
+		return -EINVAL;
+	}
+
+	i = jw_ws(s, n, 0) + 1;
+	while (jw_next(s, n, &i, true, &key, &key_end, &v, &v_end, &bad)) {
+		if (jw_key(s, key, key_end, "journey")) {
+			num = pf_json_parse(s + v, v_end - v, 1, 1, err,
+					    errlen);
+			have_num = num && num->type == PF_J_NUM && num->is_u64;
+			if (have_num)
+				journey = num->u64;
+			pf_json_free(num);
+		} else if (jw_key(s, key, key_end, "packets") && s[v] == '[') {
+			p = v + 1;
+			p_end = v_end;
+		}
+	}
+	if (bad || !have_num || !p) {
+		snprintf(err, errlen, "not a journey of pktfilt merge");
+		return -EINVAL;
+	}
+	/* Each machine's packet (v .. v_end): its name, then its graphs. */
+	while (!ret && jw_next(s, p_end, &p, false, &key, &key_end, &v, &v_end,
+			       &bad)) {
+		size_t q = v + 1, g = 0, g_end = 0, m, m_end;
+		struct pf_json *name = NULL;
+
+		if (s[v] != '{') {
+			bad = true;
+			break;
+		}
+		while (jw_next(s, v_end, &q, true, &key, &key_end, &m, &m_end,
+			       &bad)) {
+			if (jw_key(s, key, key_end, "machine")) {
+				pf_json_free(name);
+				name = pf_json_parse(s + m, m_end - m, 1, 1,
+						     err, errlen);
+			} else if (jw_key(s, key, key_end, "graphs") &&
+				   s[m] == '[') {
+				g = m + 1;
+				g_end = m_end;
+			}
+		}
+		if (bad || !name || name->type != PF_J_STR || !g) {
+			pf_json_free(name);
+			bad = true;
+			break;
+		}
+		while (!ret && jw_next(s, g_end, &g, false, &key, &key_end,
+				       &m, &m_end, &bad)) {
+			struct pf_packet *pkt;
+
+			pkt = pf_diff_packet_json(s + m, m_end - m, err,
+						  errlen);
+			if (!pkt) {
+				ret = -EINVAL;
+				break;
+			}
+			ret = fn(arg, journey, name->str, pkt);
+			pf_diff_packet_free(pkt);
+		}
+		pf_json_free(name);
+	}
+	if (!ret && bad) {
+		snprintf(err, errlen, "not a journey of pktfilt merge");
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+static int journey_graph(void *arg, uint64_t journey, const char *machine,
+			 const struct pf_packet *pkt)
+{
+	struct reading *r = arg;
+	int ret;
+
+	r->in_journey = true;
+	r->journey = journey;
+	r->machine = machine;
+	ret = pick_packet(r, pkt);
+	r->in_journey = false;
+	r->machine = NULL;
+	return ret;
+}
+
+/* The journey line @s: its graphs handed to pick_packet(); 0 or -errno. */
+static int read_journey(const char *s, size_t n, struct reading *r,
+			char *err, size_t errlen)
+{
+	size_t i;
+	int ret;
+
+	r->journey = UINT64_MAX;	/* none seen: set by its graphs */
+	ret = pf_diff_journey(s, n, journey_graph, r, err, errlen);
+
+	/* The journeys wanted, once read, are done. */
+	for (i = 0; i < r->npicks && ret != -EINVAL; i++)
+		if (r->picks[i]->sel.kind == SEL_JOURNEY &&
+		    r->picks[i]->sel.n == r->journey)
+			r->picks[i]->journey_seen = true;
+	return ret;
+}
+
+/* Does @line start as a journey of pktfilt merge ({"journey": ...)? */
+static bool is_journey(const char *line, size_t len)
+{
+	size_t i = jw_ws(line, len, 0);
+
+	if (i >= len || line[i] != '{')
+		return false;
+	i = jw_ws(line, len, i + 1);
+	return len - i >= 9 && !strncmp(line + i, "\"journey\"", 9);
+}
+
 static int read_json(FILE *in, const char *name, struct reading *r)
 {
 	char *line = NULL, err[256];
@@ -1905,6 +2142,27 @@ static int read_json(FILE *in, const char *name, struct reading *r)
 			;
 		if (k == (size_t)len)
 			continue;
+		if (is_journey(line, (size_t)len)) {
+			bool all_done = true;
+
+			ret = read_journey(line, (size_t)len, r, err,
+					   sizeof(err));
+			if (ret == -EINVAL) {
+				fprintf(stderr, "pktfilt: diff: %s, line %" PRIu64 ": %s\n",
+					name, lineno, err);
+				break;
+			}
+			for (k = 0; k < r->npicks; k++)
+				if (!pick_done(r->picks[k]))
+					all_done = false;
+			if (ret == -ECANCELED || (!ret && all_done)) {
+				ret = 0;
+				break;
+			}
+			if (ret)
+				break;
+			continue;
+		}
 		pkt = pf_diff_packet_json(line, (size_t)len, err, sizeof(err));
 		if (!pkt) {
 			fprintf(stderr, "pktfilt: diff: %s, line %" PRIu64 ": %s\n",
@@ -1987,6 +2245,19 @@ static bool parse_u64(const char *s, uint64_t *v)
 static bool parse_sel(const char *arg, struct sel *s)
 {
 	s->text = arg;
+	s->machine = NULL;
+	if (!strncmp(arg, "journey:", 8)) {
+		const char *at = strchr(arg + 8, '@');
+		char num[24];
+
+		if (!at || !at[1] || (size_t)(at - arg - 8) >= sizeof(num))
+			return false;
+		memcpy(num, arg + 8, (size_t)(at - arg - 8));
+		num[at - arg - 8] = '\0';
+		s->kind = SEL_JOURNEY;
+		s->machine = at + 1;
+		return parse_u64(num, &s->n);
+	}
 	if (!strncmp(arg, "id:", 3)) {
 		s->kind = SEL_ID;
 		return parse_u64(arg + 3, &s->n);
@@ -2037,6 +2308,10 @@ static void say_packet(const struct pick *p, const char *file)
 	case SEL_SEQ:
 		fprintf(stderr, "pktfilt: diff: no packet with seq %" PRIu64 " in %s",
 			p->sel.n, file);
+		break;
+	case SEL_JOURNEY:
+		fprintf(stderr, "pktfilt: diff: no graph of %s in journey %"
+			PRIu64 " in %s", p->sel.machine, p->sel.n, file);
 		break;
 	default:
 		fprintf(stderr, "pktfilt: diff: no packet with id %" PRIu64 " in %s",
@@ -2162,6 +2437,9 @@ int pf_diff_run(const struct pf_cmd *cmd, int argc, char **argv)
 		if (!strncmp(arg, "id:", 3) || !strncmp(arg, "seq:", 4))
 			return diff_usage("bad PACKET '%s': a number after id: or seq:",
 					  arg);
+		if (!strncmp(arg, "journey:", 8))
+			return diff_usage("bad PACKET '%s': journey:N@MACHINE",
+					  arg);
 		if (nfiles == 2)
 			return diff_usage("unexpected argument '%s' (two packets only)",
 					  arg);
@@ -2197,12 +2475,13 @@ int pf_diff_run(const struct pf_cmd *cmd, int argc, char **argv)
 
 	/* One reading per file: a file named twice is read once. */
 	if (files[0] == files[1] || !strcmp(files[0], files[1])) {
-		struct reading rd = { { &picks[0], &picks[1] }, 2, 0 };
+		struct reading rd = { .picks = { &picks[0], &picks[1] },
+				      .npicks = 2 };
 
 		ret = read_file(files[0], &rd);
 	} else {
-		struct reading ra = { { &picks[0] }, 1, 0 };
-		struct reading rb = { { &picks[1] }, 1, 0 };
+		struct reading ra = { .picks = { &picks[0] }, .npicks = 1 };
+		struct reading rb = { .picks = { &picks[1] }, .npicks = 1 };
 
 		ret = read_file(files[0], &ra);
 		if (!ret)

@@ -49,6 +49,18 @@ struct pf_packet *pf_diff_packet_json(const char *line, size_t len,
 struct pf_packet *pf_diff_packet_copy(const struct pf_packet *pkt);
 void pf_diff_packet_free(struct pf_packet *pkt);
 
+/*
+ * One line of pktfilt merge --format json (a journey): each graph of
+ * each machine's packet, read as pf_diff_packet_json() reads a line,
+ * handed to @fn with the journey's number and the machine's name, in
+ * order; a non-zero return of @fn stops and is returned. -EINVAL with
+ * @err set if the line is not such a journey or a graph not such a line.
+ */
+typedef int (*pf_journey_fn)(void *arg, uint64_t journey,
+			     const char *machine, const struct pf_packet *pkt);
+int pf_diff_journey(const char *line, size_t len, pf_journey_fn fn,
+		    void *arg, char *err, size_t errlen);
+
 enum pf_diff_format {
 	PF_DIFF_TEXT,
 	PF_DIFF_JSON,

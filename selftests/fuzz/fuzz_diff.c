@@ -8,8 +8,11 @@
  *  - a packet compared with itself is the same (0), and its JSON
  *    comparison parses, with every call in common;
  *  - A against B: 0 or 1; the JSON comparison parses, and the counts add
- *    up: common + only_a = A's calls, common + only_b = B's calls.
+ *    up: common + only_a = A's calls, common + only_b = B's calls;
+ *  - line A read as a journey of pktfilt merge's JSON: each of its
+ *    graphs the same as itself; 0, -EINVAL, or the callback's stop.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +83,17 @@ static int compare(const struct pf_packet *a, const struct pf_packet *b)
 	return ret;
 }
 
+/* A graph of a journey (pktfilt merge's JSON) compared with itself. */
+static int journey_graph(void *arg, uint64_t journey, const char *machine,
+			 const struct pf_packet *pkt)
+{
+	(void)journey;
+	CHECK(machine);
+	CHECK(compare(pkt, pkt) == 0);
+	++*(size_t *)arg;
+	return *(size_t *)arg >= 4;	/* enough: stop (returned) */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *s = (const char *)data;
@@ -89,8 +103,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pf_json *whole;
 	char err[256];
 
+	size_t graphs = 0;
+	int jr;
+
 	whole = pf_json_parse(s, size, 1100, 1000000, err, sizeof(err));
 	pf_json_free(whole);
+	/* Line A as a journey of pktfilt merge: each graph read. */
+	jr = pf_diff_journey(s, la, journey_graph, &graphs, err, sizeof(err));
+	CHECK(jr == 0 || jr == -EINVAL || jr == 1);
 	a = pf_diff_packet_json(s, la, err, sizeof(err));
 	if (nl)
 		b = pf_diff_packet_json(nl + 1, size - la - 1, err,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "diff.h"
 #include "fgraph.h"
 #include "json.h"
 #include "merge.h"
@@ -854,6 +855,57 @@ TEST_F(merge, html_lanes)
 		cells++;
 	EXPECT_EQ(3, cells);	/* the journey, client's lane, server's */
 	EXPECT_NE(NULL, strstr(self->r.out, "</table>\n</body></html>\n"));
+}
+
+struct seen_graphs {
+	char what[8][48];
+	size_t n;
+};
+
+static int note_graph(void *arg, uint64_t journey, const char *machine,
+		      const struct pf_packet *pkt)
+{
+	struct seen_graphs *g = arg;
+
+	if (g->n < 8)
+		snprintf(g->what[g->n++], sizeof(g->what[0]),
+			 "%" PRIu64 " %s %s %" PRIu64, journey, machine,
+			 pkt->stage, pkt->id);
+	return 0;
+}
+
+/*
+ * pktfilt diff reads a journey of merge's JSON: every graph of every
+ * machine, in order (journey:N@MACHINE picks them); a broken one is
+ * refused.
+ */
+TEST_F(merge, diff_reads_journey)
+{
+	static const char *const names[] = { "client", "router", "server" };
+	struct pkt c = udp4("10.9.0.1", 4000, "10.8.0.2", 9000, 12, 64, "via router");
+	struct pkt co = udp4("10.8.0.1", 4000, "10.8.0.2", 9000, 12, 63, "via router");
+	struct seen_graphs g = { .n = 0 };
+	char err[256], *nl;
+
+	mt_pkt(&self->mt[0], "tx", 1, T0, &c);
+	mt_pkt(&self->mt[1], "rx", 40, T0 + 20 * US, &c);
+	mt_pkt(&self->mt[1], "tx", 40, T0 + 30 * US, &co);
+	mt_pkt(&self->mt[2], "rx", 3, T0 + 45 * US, &co);
+	ASSERT_EQ(0, run_merge(self->mt, names, 3, PF_MERGE_JSON, &self->r));
+	nl = strchr(self->r.out, '\n');
+	ASSERT_NE(NULL, nl);
+	ASSERT_EQ(0, pf_diff_journey(self->r.out, (size_t)(nl - self->r.out),
+				     note_graph, &g, err, sizeof(err)));
+	ASSERT_EQ(4, g.n);
+	EXPECT_STREQ("1 client tx 1", g.what[0]);
+	EXPECT_STREQ("1 router rx 40", g.what[1]);
+	EXPECT_STREQ("1 router tx 40", g.what[2]);
+	EXPECT_STREQ("1 server rx 3", g.what[3]);
+	/* Cut short, or a report line: not a journey. */
+	EXPECT_EQ(-EINVAL, pf_diff_journey(self->r.out, 200, note_graph, &g,
+					   err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, pf_diff_journey("{\"seq\": 1}", 10, note_graph,
+					   &g, err, sizeof(err)));
 }
 
 /* What the wire changes does not change the keys; what it keeps does. */

@@ -908,6 +908,110 @@ TEST_F(merge, diff_reads_journey)
 					   &g, err, sizeof(err)));
 }
 
+/* IPv6 with the flow label, hop limit @hl, after a fragment header if @frag. */
+static void ip6(struct pkt *p, unsigned int src_last, unsigned int dst_last,
+		int nh, uint32_t flow, int hl, bool frag, uint32_t frag_id,
+		unsigned int frag_off, const unsigned char *l4, size_t l4len)
+{
+	unsigned char *h = p->b;
+	size_t ext = frag ? 8 : 0;
+
+	memset(h, 0, 40 + ext);
+	be32put(h, 6U << 28 | (flow & 0xfffff));
+	h[4] = (unsigned char)((l4len + ext) >> 8);
+	h[5] = (unsigned char)(l4len + ext);
+	h[6] = (unsigned char)(frag ? 44 : nh);
+	h[7] = (unsigned char)hl;
+	h[8] = 0xfd;		/* fd00::SRC -> fd00::DST */
+	h[23] = (unsigned char)src_last;
+	h[24] = 0xfd;
+	h[39] = (unsigned char)dst_last;
+	if (frag) {
+		h[40] = (unsigned char)nh;
+		h[42] = (unsigned char)(frag_off >> 8);
+		h[43] = (unsigned char)frag_off;
+		be32put(h + 44, frag_id);
+	}
+	memcpy(h + 40 + ext, l4, l4len);
+	p->n = 40 + ext + l4len;
+}
+
+/*
+ * IPv6: the hop limit changes, the flow label does not; ICMPv6 echo
+ * request and reply two journeys; two fragments of one datagram two.
+ */
+TEST_F(merge, ipv6)
+{
+	struct pkt q, q2, rq, rp, f1, f2;
+	unsigned char l4[200];
+	int j;
+
+	ip6(&q, 1, 2, 17, 0x12345, 64, false, 0, 0, l4,
+	    udp(l4, 4000, 9000, "hello over v6"));
+	q2 = q;
+	q2.b[7] = 63;
+	ip6(&rq, 1, 2, 58, 0xabc, 64, false, 0, 0, l4,
+	    icmp(l4, 128, 7, 1, "ping payload 0123"));
+	ip6(&rp, 2, 1, 58, 0xabc, 64, false, 0, 0, l4,
+	    icmp(l4, 129, 7, 1, "ping payload 0123"));
+	ip6(&f1, 1, 2, 17, 0x1, 64, true, 77, 0x0001, l4,
+	    udp(l4, 4000, 9000, "first fragment, part 1"));
+	memcpy(l4, "the second fragment of it", 25);
+	ip6(&f2, 1, 2, 17, 0x1, 64, true, 77, 24, l4, 25);
+	mt_pkt(&self->mt[0], "tx", 1, T0, &q);
+	mt_pkt(&self->mt[1], "rx", 1, T0 + 30 * US, &q2);
+	mt_pkt(&self->mt[0], "tx", 2, T0 + 1 * MS, &rq);
+	mt_pkt(&self->mt[1], "rx", 2, T0 + 1 * MS + 30 * US, &rq);
+	mt_pkt(&self->mt[1], "tx", 3, T0 + 1 * MS + 40 * US, &rp);
+	mt_pkt(&self->mt[0], "rx", 3, T0 + 1 * MS + 70 * US, &rp);
+	mt_pkt(&self->mt[0], "tx", 4, T0 + 2 * MS, &f1);
+	mt_pkt(&self->mt[0], "tx", 5, T0 + 2 * MS + 1 * US, &f2);
+	mt_pkt(&self->mt[1], "rx", 4, T0 + 2 * MS + 30 * US, &f1);
+	mt_pkt(&self->mt[1], "rx", 5, T0 + 2 * MS + 31 * US, &f2);
+	ASSERT_EQ(0, run_merge(self->mt, AB, 2, PF_MERGE_JSON, &self->r));
+	ASSERT_EQ(5, self->r.n);
+	j = journey_of(&self->r, "client", 1);
+	EXPECT_EQ(j, journey_of(&self->r, "server", 1));
+	EXPECT_STREQ("bytes", hstr(hop(&self->r, j, 0), "match"));
+	EXPECT_EQ(0x12345, hnum(pf_json_get(self->r.j[j], "packet"), "flow_label"));
+	EXPECT_STREQ("fd00::1", hstr(pf_json_get(self->r.j[j], "packet"), "saddr"));
+	j = journey_of(&self->r, "client", 2);
+	EXPECT_EQ(j, journey_of(&self->r, "server", 2));
+	EXPECT_NE(j, journey_of(&self->r, "server", 3));
+	EXPECT_EQ(128, hnum(pf_json_get(self->r.j[j], "packet"), "icmp_type"));
+	j = journey_of(&self->r, "server", 3);
+	EXPECT_EQ(j, journey_of(&self->r, "client", 3));
+	j = journey_of(&self->r, "client", 4);
+	EXPECT_EQ(j, journey_of(&self->r, "server", 4));
+	EXPECT_NE(j, journey_of(&self->r, "client", 5));
+	EXPECT_EQ(journey_of(&self->r, "client", 5),
+		  journey_of(&self->r, "server", 5));
+	EXPECT_EQ(77, hnum(pf_json_get(self->r.j[j], "packet"), "ip_id"));
+	/* Both ways sure: 30 us each way, the offset 0 within +-30 us. */
+	EXPECT_EQ(30 * US, hnum(hop(&self->r, journey_of(&self->r, "client", 1), 0),
+				"one_way_ns"));
+}
+
+/* NAT of a ping: the echo id rewritten; matched through "nat". */
+TEST_F(merge, nat_icmp_id)
+{
+	struct pkt rq, rqn;
+	unsigned char l4[200];
+	int j;
+
+	ip4(&rq, "10.9.0.1", "10.9.0.2", 1, 300, 64, 0x4000, l4,
+	    icmp(l4, 8, 0x1111, 5, "ping through nat"));
+	ip4(&rqn, "192.0.2.1", "10.9.0.2", 1, 300, 63, 0x4000, l4,
+	    icmp(l4, 8, 0x9999, 5, "ping through nat"));
+	mt_pkt(&self->mt[0], "tx", 1, T0, &rq);
+	mt_pkt(&self->mt[1], "rx", 1, T0 + 30 * US, &rqn);
+	ASSERT_EQ(0, run_merge(self->mt, AB, 2, PF_MERGE_JSON, &self->r));
+	ASSERT_EQ(1, self->r.n);
+	j = journey_of(&self->r, "client", 1);
+	EXPECT_EQ(j, journey_of(&self->r, "server", 1));
+	EXPECT_STREQ("nat", hstr(hop(&self->r, j, 0), "match"));
+}
+
 /* What the wire changes does not change the keys; what it keeps does. */
 TEST(merge_keys)
 {

@@ -8,8 +8,9 @@
  * 64-bit hashes of what of its first bytes survives the wire (the match
  * keys, below); its rendering (text or JSON, as report prints it) goes
  * to a temporary file and is read back, one graph at a time, when its
- * journey is written. So memory grows by about 100 bytes per graph,
- * whatever the graph's size, plus one graph at a time.
+ * journey is written. So memory grows by about 160 bytes per graph at
+ * the peak (matching), whatever the graph's size, plus one graph at a
+ * time.
  *
  * A machine's packet is its graphs with one packet id. Machine S's
  * packet whose last tx graph has the same key as machine R's packet's

@@ -509,6 +509,37 @@ TEST_F(merge, one_direction_bound)
 	EXPECT_NE(NULL, strstr(self->r.out, "# client tx -> server rx: at least 20.000 us one way (clocks only bounded"));
 }
 
+/*
+ * Clocks whose bounds cross (the server's clock jumped 1 ms between the
+ * two packets): flagged, and the one-way times still never negative.
+ */
+TEST_F(merge, clocks_inconsistent)
+{
+	struct pkt q = udp4("10.9.0.1", 4000, "10.9.0.2", 9000, 1, 64, "before");
+	struct pkt a = udp4("10.9.0.2", 9000, "10.9.0.1", 4000, 2, 64, "after");
+	const struct pf_merge_clock *c;
+	const struct pf_json *h;
+	int j;
+
+	mt_pkt(&self->mt[0], "tx", 1, T0, &q);
+	mt_pkt(&self->mt[1], "rx", 1, T0 + 20 * US, &q);	/* o <= 20 us */
+	mt_pkt(&self->mt[1], "tx", 2, T0 + 2 * MS, &a);
+	mt_pkt(&self->mt[0], "rx", 2, T0 + 1 * MS, &a);	/* o >= 1 ms */
+	ASSERT_EQ(0, run_merge(self->mt, AB, 2, PF_MERGE_JSON, &self->r));
+	c = pf_merge_clock(self->r.m, 0, 1);
+	ASSERT_TRUE(c->has_lo && c->has_hi);
+	EXPECT_GT(c->lo, c->hi);
+	j = journey_of(&self->r, "client", 1);
+	h = hop(&self->r, j, 0);
+	EXPECT_FALSE(pf_json_get(h, "clocks_consistent")->b);
+	EXPECT_LE(hnum(h, "one_way_min_ns"), hnum(h, "one_way_max_ns"));
+	EXPECT_NE(UINT64_MAX, hnum(h, "one_way_ns"));
+	result_free(&self->r);
+	ASSERT_EQ(0, run_merge(self->mt, AB, 2, PF_MERGE_TEXT, &self->r));
+	EXPECT_NE(NULL, strstr(self->r.out, "INCONSISTENT: the bounds cross"));
+	EXPECT_NE(NULL, strstr(self->r.out, ", CLOCKS INCONSISTENT\n"));
+}
+
 /* NAT: the source address and port rewritten on the way: matched "nat". */
 TEST_F(merge, nat)
 {

@@ -940,6 +940,34 @@ static void dir_clock(const struct pf_merge *m, struct dir *d)
 }
 
 /*
+ * Appends to @e (holding @n) the packets of machine @mc not @used that have
+ * tier @tier's key on their last sent record (@side 0, a sender) or their
+ * first received one (@side 1); with @lacking, only those without the
+ * bytes key. Returns the new count.
+ */
+static size_t tier_entries(const struct pf_merge *m, const struct machine *mc,
+			   const bool *used, uint8_t side, int tier,
+			   bool lacking, struct ment *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < mc->lp_n; i++) {
+		const struct mlp *lp = &m->lps[mc->lp_first + i];
+		uint32_t r = side ? lp->in : lp->out;
+		const struct mrec *rec;
+
+		if (used[i] || r == NONE)
+			continue;
+		rec = &m->recs[r];
+		if (!(rec->have & (1U << tier)) || (lacking && (rec->have & 1)))
+			continue;
+		e[n++] = (struct ment){ rec->k[tier], rec->rt,
+					mc->lp_first + (uint32_t)i, side };
+	}
+	return n;
+}
+
+/*
  * One tier of one direction: in @sure mode, the keys on exactly one
  * packet of each side; else the rest, by time. Tier ip links only where
  * one side lacks the bytes key: @lacking 1 takes the senders without it
@@ -956,32 +984,8 @@ static int match_tier(struct pf_merge *m, struct dir *d, int tier, bool sure,
 	e = malloc(((size_t)ms->lp_n + mr->lp_n + 1) * sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	for (i = 0; i < ms->lp_n; i++) {
-		const struct mlp *lp = &m->lps[ms->lp_first + i];
-		const struct mrec *rec;
-
-		if (d->s_used[i] || lp->out == NONE)
-			continue;
-		rec = &m->recs[lp->out];
-		if (!(rec->have & (1U << tier)) ||
-		    (lacking == 1 && (rec->have & 1)))
-			continue;
-		e[n++] = (struct ment){ rec->k[tier], rec->rt,
-					ms->lp_first + (uint32_t)i, 0 };
-	}
-	for (i = 0; i < mr->lp_n; i++) {
-		const struct mlp *lp = &m->lps[mr->lp_first + i];
-		const struct mrec *rec;
-
-		if (d->r_used[i] || lp->in == NONE)
-			continue;
-		rec = &m->recs[lp->in];
-		if (!(rec->have & (1U << tier)) ||
-		    (lacking == 2 && (rec->have & 1)))
-			continue;
-		e[n++] = (struct ment){ rec->k[tier], rec->rt,
-					mr->lp_first + (uint32_t)i, 1 };
-	}
+	n = tier_entries(m, ms, d->s_used, 0, tier, lacking == 1, e, n);
+	n = tier_entries(m, mr, d->r_used, 1, tier, lacking == 2, e, n);
 	qsort(e, n, sizeof(*e), cmp_ment);
 	for (i = 0; i < n && !err; i = k) {
 		size_t ns, nr, next;

@@ -77,6 +77,7 @@ check-debug:
 	PKTFILT_COUNTS=$${PKTFILT_COUNTS:-soak} \
 	PKTFILT_VM_TIMEOUT=$${PKTFILT_VM_TIMEOUT:-7200} PKTFILT_VM_MEM=$${PKTFILT_VM_MEM:-2048} \
 		selftests/check
+	selftests/vm/fault-soak
 
 bench-check:
 	$(HOST_DEPS) bench

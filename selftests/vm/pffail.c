@@ -3,7 +3,7 @@
  * pffail - every allocation failure of pktfilt's commands, one at a time:
  * the kernel's systematic fault injection (fail-nth), as syzkaller uses it.
  *
- *   pffail [--max N] SCENARIO...
+ *   pffail [--max N] [-v] [--nth N] SCENARIO...
  *
  * For each scenario, for n = 1, 2, ...: the state the scenario starts from
  * is set up without faults; n is written to /proc/thread-self/fail-nth, so
@@ -31,9 +31,13 @@
  *   clear    CLEAR an armed filter
  *   get      GET with a filter armed (the reply's allocation)
  *
- * Prints one line per scenario:
- *   pffail: SCENARIO: F faults injected, E refused (errno:count ...),
- *           X refused without extack, M without answer, S unclean
+ * --nth N injects the N-th fault only, once, and says what came of it (the
+ * tests read the kernel's report of that one fault, with its stack).
+ *
+ * Prints one line per scenario (-v: and each refusal without extack):
+ *   pffail: SCENARIO: F faults injected, U not sent (the request's own
+ *           skb), E refused (errno:count ...), X refused without extack,
+ *           M without answer, S unclean
  * and exits 1 if any step found the state unclean afterwards, a setup
  * failed, or an answer was wrong; refusals and missing answers (the
  * answer's own allocation failed) are what faults may cause.
@@ -61,6 +65,8 @@
 #define MAX_ERRNO	200
 
 static int nl_fd;
+static bool verbose;
+static unsigned int only_nth;
 static uint16_t family_id;
 static uint32_t next_seq = 1;
 static uint8_t rbuf[65536];
@@ -118,6 +124,7 @@ static void put_u32(struct msg *m, uint16_t type, uint32_t v) { put_attr(m, type
 
 /* What one request got back. */
 struct answer {
+	bool unsent;		/* sendto() failed: the request's skb */
 	bool got;		/* the final answer (NLMSG_ERROR) came */
 	int error;		/* its error, 0 for an ack */
 	bool extack;		/* it carried an extack message */
@@ -193,6 +200,7 @@ static bool transact(struct msg *m, struct answer *ans)
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		/* The request's own skb could not be allocated. */
+		ans->unsent = true;
 		ans->got = true;
 		ans->error = -errno;
 		return true;
@@ -449,13 +457,13 @@ static const struct scenario scenarios[] = {
 
 static int run(const struct scenario *s, unsigned int max)
 {
-	unsigned int n, injected = 0, refused = 0, noextack = 0, lost = 0;
+	unsigned int n, injected = 0, refused = 0, noextack = 0, lost = 0, unsent = 0;
 	unsigned int unclean = 0, by_errno[MAX_ERRNO] = { 0 };
 	char errs[512] = "";
 	size_t off = 0;
 	int e;
 
-	for (n = 1; n <= max; n++) {
+	for (n = only_nth ?: 1; n <= max; n++) {
 		struct msg m;
 		struct answer a;
 		bool answered, hit;
@@ -466,6 +474,14 @@ static int run(const struct scenario *s, unsigned int max)
 		answered = transact(&m, &a);
 		hit = nth_injected();
 		clear_all();
+		if (only_nth) {
+			printf("pffail: %s: fault %u: %s, %s%s\n", s->name, n,
+			       hit ? "injected" : "not reached",
+			       !answered ? "no answer" : a.unsent ? "not sent" :
+			       a.error ? strerrorname_np(-a.error) ?: "?" : "ok",
+			       answered && a.error && !a.extack ? " without extack" : "");
+			return 0;
+		}
 		if (armed_id()) {
 			printf("pffail: %s: fault %u: still armed after CLEAR\n", s->name, n);
 			unclean++;
@@ -484,10 +500,18 @@ static int run(const struct scenario *s, unsigned int max)
 			lost++;
 			continue;
 		}
+		if (a.unsent) {
+			unsent++;
+			continue;
+		}
 		if (a.error) {
 			refused++;
-			if (!a.extack)
+			if (!a.extack) {
 				noextack++;
+				if (verbose)
+					printf("pffail: %s: fault %u: %s without extack\n",
+					       s->name, n, strerrorname_np(-a.error) ?: "?");
+			}
 			if (-a.error > 0 && -a.error < MAX_ERRNO)
 				by_errno[-a.error]++;
 		}
@@ -500,8 +524,9 @@ static int run(const struct scenario *s, unsigned int max)
 		if (by_errno[e])
 			off += (size_t)snprintf(errs + off, sizeof(errs) - off, " %s:%u",
 						strerrorname_np(e) ?: "?", by_errno[e]);
-	printf("pffail: %s: %u faults injected, %u refused (%s ), %u refused without extack, %u without answer, %u unclean\n",
-	       s->name, injected, refused, off ? errs + 1 : "none", noextack, lost, unclean);
+	printf("pffail: %s: %u faults injected, %u not sent, %u refused (%s), %u refused without extack, %u without answer, %u unclean\n",
+	       s->name, injected, unsent, refused, off ? errs + 1 : "none", noextack, lost,
+	       unclean);
 	return unclean ? 1 : 0;
 }
 
@@ -514,8 +539,12 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--max") && i + 1 < argc)
 			max = (unsigned int)strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "-v"))
+			verbose = true;
+		else if (!strcmp(argv[i], "--nth") && i + 1 < argc)
+			only_nth = (unsigned int)strtoul(argv[++i], NULL, 10);
 		else
-			die("usage: pffail [--max N] SCENARIO... (eager lazy bpf ready replace clear get)");
+			die("usage: pffail [--max N] [-v] [--nth N] SCENARIO... (eager lazy bpf ready replace clear get)");
 	}
 	if (i == argc)
 		die("no scenario: eager lazy bpf ready replace clear get");

@@ -99,38 +99,6 @@ switch_event() {
 	return 0
 }
 
-# gate_optimized: wait (2 s at most) until the gate's kprobe is optimized,
-# where the kernel optimizes kprobes.
-gate_optimized() {
-	[ "$(cat /proc/sys/debug/kprobes-optimization 2>/dev/null)" = 1 ] || return 0
-	_i=0
-	while [ $_i -lt 40 ] &&
-		! grep 'trace_ignore_this_task' /sys/kernel/debug/kprobes/list 2>/dev/null |
-			grep -q OPTIMIZED; do
-		_i=$((_i + 1))
-		sleep 0.05
-	done
-}
-
-# The gate's kprobe on trace_ignore_this_task() is registered and then
-# optimized at insmod, and removed at rmmod. With set_ftrace_pid set, every
-# context switch runs that function, and QEMU's TCG then ran stale copies
-# of its re-patched text on the other vCPU (int3 oopses in the kprobe
-# optimizer at trace_ignore_this_task+0x5 on 6.12, frozen vCPUs on 6.1;
-# selftests/vm/README.md, "Known emulator faults"). So the cases patch it
-# cold: set_ftrace_pid empty (trace_start sets it again; emptying it
-# disarms an armed filter, through the tracefs watch), and insmod waits for
-# the optimization.
-pf_insmod() {
-	echo > $T/set_ftrace_pid
-	insmod $PKTFILT_KO "$@" || return
-	gate_optimized
-}
-pf_rmmod() {
-	echo > $T/set_ftrace_pid
-	rmmod pktfilt
-}
-
 # fgraph_every_cpu NAME: with set_ftrace_pid empty, function_graph traces
 # every CPU: a command pinned to each must show up in the trace. Leaves the
 # nop tracer on.

@@ -143,8 +143,14 @@ static bool notrace pf_hold_refs(struct pf_held *h, struct sk_buff *skb,
 			return false;
 		skb->destructor = sock_edemux;
 	}
-	if (c->sk && !refcount_inc_not_zero(&c->sk->sk_refcnt))
-		return false;
+	if (c->sk) {
+		if (unlikely(pf_test_fault_sk) &&
+		    pf_test_fault("a held packet's socket not referenced",
+				  &pf_test_fault_sk))
+			return false;
+		if (!refcount_inc_not_zero(&c->sk->sk_refcnt))
+			return false;
+	}
 	dev_hold(c->dev);
 	/*
 	 * tx: the device the packet came from where it is not the output

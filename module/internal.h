@@ -441,6 +441,7 @@ void pf_test_delay(const char *where, unsigned int ms, bool atomic);
 
 /* testfault.c: for the tests only; 0 unless given. */
 extern unsigned int pf_test_fault_dst;
+extern unsigned int pf_test_fault_sk;
 extern unsigned int pf_test_fault_alloc;
 extern unsigned int pf_test_fault_replay_ms;
 bool pf_test_fault(const char *what, unsigned int *n);

@@ -12,6 +12,9 @@
  *    of its own (the input route cache's, valid under RCU only) fail to
  *    get one, as dst_hold_safe() fails when another CPU dropped the
  *    route's last reference meanwhile (harden.sh holddst).
+ *  - test_fault_sk: the next N held packets' sockets (tx: the sending
+ *    socket) fail to get a reference, as when another CPU dropped the
+ *    socket's last one meanwhile (harden.sh holdsk).
  *  - test_fault_alloc: the next N allocations of a held packet's entry
  *    fail, as GFP_ATOMIC can (harden.sh holdalloc).
  *  - test_fault_replay_ms (used once): the next held packet the work item
@@ -32,6 +35,11 @@ unsigned int pf_test_fault_dst;
 module_param_named(test_fault_dst, pf_test_fault_dst, uint, 0644);
 MODULE_PARM_DESC(test_fault_dst,
 		 "for tests: the next N held packets' noref dst cannot be referenced");
+
+unsigned int pf_test_fault_sk;
+module_param_named(test_fault_sk, pf_test_fault_sk, uint, 0644);
+MODULE_PARM_DESC(test_fault_sk,
+		 "for tests: the next N held packets' sockets cannot be referenced");
 
 unsigned int pf_test_fault_alloc;
 module_param_named(test_fault_alloc, pf_test_fault_alloc, uint, 0644);

@@ -10,7 +10,7 @@
 #	selftests/vm/run --kernel 6.12 -- sh selftests/vm/tests/harden.sh [CASE...]
 #
 # CASEs: bigcount perm slot watch gateopt ibt armstall settle closerace trialrace unloadclaim rmmodcount
-# holddst holdalloc holdbound holdreplace holddev
+# holddst holdsk holdalloc holdbound holdreplace holddev
 # (default: all, in this order: settle leaves the nop tracer on).
 # Knobs: SETTLE_ROUNDS (40), RMMOD_CYCLES (30).
 . /pktfilt/selftests/vm/lib.sh
@@ -500,6 +500,30 @@ holddst_case() {
 	fi
 	after=$(hold_faults)
 	expect_eq "holddst: the fault fired for each" "${after#"$before"}" "dst dst dst dst "
+	pktfilt clear
+	pf_rmmod
+}
+
+# A held tx packet's socket that cannot be referenced (another CPU dropped
+# its last reference meanwhile): the packet is not held, and goes on at
+# once with the socket and route the stack gave it (the route referenced
+# already: UDP's output sets a counted dst, so this branch is the first
+# that fails).
+holdsk_case() {
+	pf_insmod || { fail "holdsk: insmod"; return; }
+	before=$(hold_faults)
+	hold_set --hold 30 --at tx --proto udp --daddr 10.9.0.2 --dport 9000
+	echo 1 > $PARAMS/test_fault_sk
+	n0=$(b_udp NoPorts)
+	ip netns exec a pfsend udp --src 10.9.0.1 --dst 10.9.0.2 --sport 4000 --dport 9000 -q
+	if b_noports_reach $((n0 + 1)) 50 > /dev/null; then
+		ok "holdsk: udp at tx, its socket not referenced: not held, received at once"
+	else
+		fail "holdsk: udp at tx, its socket not referenced: not held, received at once" \
+			"not within 5 s (--hold 30)"
+	fi
+	after=$(hold_faults)
+	expect_eq "holdsk: the fault fired" "${after#"$before"}" "socket "
 	pktfilt clear
 	pf_rmmod
 }
@@ -1046,7 +1070,7 @@ rmmodcount_case() {
 echo "kernel $(uname -r)"
 topo_setup
 kmemleak_baseline
-for c in ${*:-bigcount perm slot rxslot watch gateopt ibt armstall settle closerace trialrace unloadclaim unloadnotify matchonce rmmodcount holddst holdalloc holdbound holdreplace holddev}; do
+for c in ${*:-bigcount perm slot rxslot watch gateopt ibt armstall settle closerace trialrace unloadclaim unloadnotify matchonce rmmodcount holddst holdsk holdalloc holdbound holdreplace holddev}; do
 	timed "${c}_case"
 done
 trace_teardown

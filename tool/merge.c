@@ -401,6 +401,7 @@ struct mrec {
 	uint32_t len;		/* the packet's length (len=) */
 	uint8_t have;		/* bit t: k[t] is a key */
 	uint8_t stage;
+	bool fwd;		/* an rx graph that forwarded the packet */
 };
 
 /* A machine's packet: its graphs (one id). */
@@ -599,6 +600,27 @@ static uint8_t stage_of(const char *s)
 
 static const char *const stage_names[] = { "l4", "rx", "tx", "?" };
 
+/*
+ * Does the graph below @n call ip_forward() or ip6_forward()? A router's
+ * rx graph holds the forwarding and the output to the next device: no
+ * tx graph follows (tx is LOCAL_OUT's, which a forwarded packet does not
+ * pass), so that rx graph is what it sent.
+ */
+static bool forwards(const struct pf_node *n, unsigned int depth)
+{
+	size_t i;
+
+	if (!n || depth > 512)
+		return false;
+	if (n->func && (!strcmp(n->func, "ip_forward") ||
+			!strcmp(n->func, "ip6_forward")))
+		return true;
+	for (i = 0; i < n->nchildren; i++)
+		if (forwards(n->children[i], depth + 1))
+			return true;
+	return false;
+}
+
 /* A graph, streamed: its record, its rendering spilled. */
 static int on_packet(void *arg, const struct pf_packet *pkt)
 {
@@ -623,6 +645,7 @@ static int on_packet(void *arg, const struct pf_packet *pkt)
 	r->seq = pkt->seq;
 	r->rt = pkt->rt_ns;
 	r->stage = stage_of(pkt->stage);
+	r->fwd = r->stage == ST_RX && forwards(pkt->graph, 0);
 	r->len = pkt->len;
 	memset(&pi, 0, sizeof(pi));
 	if (pkt->has_data && parse_ip(pkt->data, pkt->caplen, &pi)) {
@@ -831,7 +854,8 @@ static int group_packets(struct pf_merge *m)
 				if ((r->stage == ST_RX || r->stage == ST_L4) &&
 				    lp->in == NONE)
 					lp->in = (uint32_t)k;
-				if (r->stage == ST_TX)
+				/* Sent: its last tx graph, or forwarded. */
+				if (r->stage == ST_TX || r->fwd)
 					lp->out = (uint32_t)k;
 			}
 			lp->n = (uint32_t)(k - j);
@@ -1988,11 +2012,13 @@ const char pf_merge_help[] =
 "        trace with --at rx,tx on every machine). Works offline, as\n"
 "        report.\n"
 "\n"
-"        Matching. A packet sent (its last tx graph) by one machine is\n"
-"        the packet received (its first rx, else l4 graph) by another\n"
-"        when their first bytes agree on what survives the wire: IP\n"
-"        version, addresses, protocol, IPv4 identification or IPv6\n"
-"        fragment id, fragment offset and more-fragments flag, length,\n"
+"        Matching. A packet sent by one machine (its last tx graph, or\n"
+"        a router's rx graph that forwarded it, one that calls\n"
+"        ip_forward or ip6_forward: a forwarded packet passes no tx\n"
+"        stage) is the packet received (its first rx, else l4 graph)\n"
+"        by another when their first bytes agree on what survives the\n"
+"        wire: IP version, addresses, protocol, IPv4 identification\n"
+"        or IPv6 fragment id, fragment offset and more-fragments flag, length,\n"
 "        IPv6 flow label, TCP ports, sequence and acknowledgment numbers\n"
 "        and flags, UDP ports, ICMP type, code, id and sequence, the\n"
 "        payload's length and its first 16 bytes (match \"bytes\"); else\n"

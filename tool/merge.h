@@ -13,7 +13,9 @@
  * time.
  *
  * A machine's packet is its graphs with one packet id. Machine S's
- * packet whose last tx graph has the same key as machine R's packet's
+ * packet whose last sent graph (tx, or an rx graph that forwarded it:
+ * ip_forward() or ip6_forward() in it, a router's, since a forwarded
+ * packet passes no tx stage) has the same key as machine R's packet's
  * first received graph (rx, else l4) was sent by S and received by R:
  * a link S -> R. Keys, tried in this order:
  *   bytes: the IP version, addresses, protocol, IPv4 identification or

@@ -395,6 +395,8 @@ enum { ST_L4, ST_RX, ST_TX, ST_OTHER };
 /* One packet graph (one stage of a machine's packet): what matching needs. */
 struct mrec {
 	uint64_t id, seq, rt;
+	uint64_t held;		/* held_ns: the event came that much after
+				 * the packet reached the stage */
 	uint64_t k[PF_MERGE_TIERS];
 	uint64_t off;		/* its summary, then its rendering, spilled */
 	uint32_t sum_len, body_len;	/* pcapng: no summary, its bytes */
@@ -644,6 +646,7 @@ static int on_packet(void *arg, const struct pf_packet *pkt)
 	r->id = pkt->id;
 	r->seq = pkt->seq;
 	r->rt = pkt->rt_ns;
+	r->held = pkt->held_ns;
 	r->stage = stage_of(pkt->stage);
 	r->fwd = r->stage == ST_RX && forwards(pkt->graph, 0);
 	r->len = pkt->len;
@@ -964,6 +967,17 @@ static void dir_clock(const struct pf_merge *m, struct dir *d)
 }
 
 /*
+ * When a received graph's packet reached the machine: its event's time
+ * less how long a lazy filter held the packet there (the event is
+ * written when the held packet is replayed). A sent graph's time is its
+ * event's: a packet held at tx leaves after its replay.
+ */
+static uint64_t rx_time(const struct mrec *r)
+{
+	return r->held < r->rt ? r->rt - r->held : r->rt;
+}
+
+/*
  * Appends to @e (holding @n) the packets of machine @mc not @used that have
  * tier @tier's key on their last sent record (@side 0, a sender) or their
  * first received one (@side 1); with @lacking, only those without the
@@ -985,7 +999,8 @@ static size_t tier_entries(const struct pf_merge *m, const struct machine *mc,
 		rec = &m->recs[r];
 		if (!(rec->have & (1U << tier)) || (lacking && (rec->have & 1)))
 			continue;
-		e[n++] = (struct ment){ rec->k[tier], rec->rt,
+		e[n++] = (struct ment){ rec->k[tier],
+					side ? rx_time(rec) : rec->rt,
 					mc->lp_first + (uint32_t)i, side };
 	}
 	return n;
@@ -1148,7 +1163,7 @@ static void one_way(const struct pf_merge *m, const struct mlink *l,
 {
 	const struct mrec *s = &m->recs[m->lps[l->from].out];
 	const struct mrec *r = &m->recs[m->lps[l->to].in];
-	int64_t raw = sdiff(r->rt, s->rt), x;
+	int64_t raw = sdiff(rx_time(r), s->rt), x;
 
 	memset(o, 0, sizeof(*o));
 	o->d.s = m->lps[l->from].machine;
@@ -2038,6 +2053,9 @@ const char pf_merge_help[] =
 "        DEV tso off gso off gro off) to follow TCP segment by segment.\n"
 "\n"
 "        Clocks. Each event carries its machine's wall clock (rt_ns).\n"
+"        A received packet that a lazy trace held while it armed\n"
+"        counts from when it came: rt_ns less held_ns (its event is\n"
+"        written at the replay).\n"
 "        For each pair of machines A, B the offset clock B - clock A is\n"
 "        estimated from the packets matched one to one: a packet A -> B\n"
 "        took t_B - t_A - offset >= 0, so the offset is at most the\n"

@@ -36,7 +36,10 @@
  * latest copy sent before it (by the clock offset known from the sure
  * links), in order, and copies left over stay alone.
  *
- * Clocks: for machines a < b, the offset o = clock_b - clock_a. A sure
+ * Clocks: a graph's time is its event's wall clock (rt_ns=); a received
+ * graph's is that less held_ns=, how long a lazy filter held the packet
+ * at the stage before its replay (when the event is written). For
+ * machines a < b, the offset o = clock_b - clock_a. A sure
  * link a -> b bounds it from above (o <= t_b - t_a: the one-way time is
  * never negative), one b -> a from below (o >= t_b - t_a): the interval
  * [max over b -> a, min over a -> b], as Trace Compass's convex hull

@@ -907,6 +907,46 @@ TEST_F(merge, router_forwards_in_rx)
 }
 
 /*
+ * A lazy filter held the first packet at the receiver's rx while it armed
+ * (3 s here): the event is written at the replay, held_ns= after the
+ * packet came. Its arrival is the event's time less held_ns: the clocks
+ * and the one-way time are those of two_ways_offset, not 3 s more.
+ */
+TEST_F(merge, held_at_rx)
+{
+	struct pkt q = udp4("10.9.0.1", 4000, "10.9.0.2", 9000, 1, 64, "hello pktfilt");
+	struct pkt q2 = udp4("10.9.0.1", 4000, "10.9.0.2", 9000, 1, 63, "hello pktfilt");
+	struct pkt a = udp4("10.9.0.2", 9000, "10.9.0.1", 4000, 77, 64, "hello back");
+	struct pkt a2 = udp4("10.9.0.2", 9000, "10.9.0.1", 4000, 77, 63, "hello back");
+	const uint64_t off = 5 * MS, hold = 3000 * MS;
+	const struct pf_merge_clock *c;
+	const struct pf_json *h;
+	int j;
+
+	mt_pkt(&self->mt[0], "tx", 1, T0, &q);
+	next_held = hold;
+	mt_pkt(&self->mt[1], "rx", 10, T0 + off + 40 * US + hold, &q2);
+	/* The answer, sent after the replay; the client armed already. */
+	mt_pkt(&self->mt[1], "tx", 11, T0 + off + 100 * US + hold, &a);
+	mt_pkt(&self->mt[0], "rx", 2, T0 + 160 * US + hold, &a2);
+	ASSERT_EQ(0, run_merge(self->mt, AB, 2, PF_MERGE_JSON, &self->r));
+	ASSERT_EQ(2, self->r.n);
+	c = pf_merge_clock(self->r.m, 0, 1);
+	ASSERT_NE(NULL, c);
+	ASSERT_TRUE(c->has_lo && c->has_hi);
+	EXPECT_EQ((int64_t)(off + 40 * US), c->hi);
+	EXPECT_EQ((int64_t)(off - 60 * US), c->lo);
+	j = journey_of(&self->r, "client", 1);
+	ASSERT_GE(j, 0);
+	h = hop(&self->r, j, 0);
+	EXPECT_EQ(0, hnum(h, "one_way_min_ns"));
+	EXPECT_EQ(100 * US, hnum(h, "one_way_max_ns"));
+	EXPECT_EQ(50 * US, hnum(h, "one_way_ns"));
+	/* The graph keeps its held_ns for the reader. */
+	EXPECT_NE(NULL, strstr(self->r.out, "\"held_ns\":3000000000"));
+}
+
+/*
  * pcapng: an interface per machine and stage, named so; each frame's
  * packet_id its journey, its time on the first machine's clock.
  */

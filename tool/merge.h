@@ -28,7 +28,12 @@
  *          rewrites);
  *   ip:    the IP header's fields of "bytes" alone, only where one of
  *          the two graphs lacks the transport header's bytes.
- * Hop limit, checksums, TOS and the IPv4 DF flag are not in any key.
+ * Hop limit, checksums, TOS and the IPv4 DF flag are not in any key; but
+ * a link S -> R needs R's TTL (hop limit) at most what S's packet left
+ * with (a forwarding rx graph's less one: its bytes are from before the
+ * decrement), routers only lowering it. Between two machines that both
+ * forward the packet (each rx graph sent and received at once, the same
+ * bytes) that alone tells the way.
  * One packet links to at most one packet of each other machine in each
  * direction. Where one key is on exactly one packet of each side, the
  * link is sure; where several packets on a side share a key

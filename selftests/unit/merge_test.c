@@ -907,6 +907,73 @@ TEST_F(merge, router_forwards_in_rx)
 }
 
 /*
+ * Two forwarders in a row, no NAT: client -> router -> server, the
+ * server forwarding on to a namespace behind it (its rx graph forwards
+ * too), and the answer back from there. Router and server each have an
+ * rx graph that is both what they received and what they sent, with the
+ * same bytes: as bytes go, router -> server and server -> router both
+ * match. The TTL tells the way (routers only lower it; a forwarded
+ * packet's rx graph has it from before its own decrement): one link
+ * each way per packet, the clocks of router and server consistent.
+ * Seen on real traces (selftests/vm/multi three): before, both links,
+ * the bounds of clock server - router crossed.
+ */
+TEST_F(merge, two_forwarders_ttl)
+{
+	static const char *const names[] = { "client", "router", "server" };
+	struct pkt c = udp4("10.9.0.1", 4000, "10.8.0.2", 9000, 12, 64, "to srv");
+	struct pkt r = udp4("10.9.0.1", 4000, "10.8.0.2", 9000, 12, 64, "to srv");
+	struct pkt s = udp4("10.9.0.1", 4000, "10.8.0.2", 9000, 12, 63, "to srv");
+	struct pkt a = udp4("10.8.0.2", 9000, "10.9.0.1", 4000, 99, 64, "from srv");
+	struct pkt ar = udp4("10.8.0.2", 9000, "10.9.0.1", 4000, 99, 63, "from srv");
+	struct pkt ac = udp4("10.8.0.2", 9000, "10.9.0.1", 4000, 99, 62, "from srv");
+	const struct pf_merge_clock *cl;
+	const struct pf_json *ms, *h;
+	size_t i;
+	int j, k;
+
+	mt_pkt(&self->mt[0], "tx", 1, T0, &c);
+	mt_pkt(&self->mt[1], "rx-fwd", 40, T0 + 2 * MS + 20 * US, &r);
+	mt_pkt(&self->mt[2], "rx-fwd", 3, T0 - 1 * MS + 45 * US, &s);
+	mt_pkt(&self->mt[2], "rx-fwd", 4, T0 - 1 * MS + 100 * US, &a);
+	mt_pkt(&self->mt[1], "rx-fwd", 41, T0 + 2 * MS + 130 * US, &ar);
+	mt_pkt(&self->mt[0], "rx", 2, T0 + 160 * US, &ac);
+	ASSERT_EQ(0, run_merge(self->mt, names, 3, PF_MERGE_JSON, &self->r));
+	ASSERT_EQ(2, self->r.n);
+	j = journey_of(&self->r, "client", 1);
+	k = journey_of(&self->r, "server", 4);
+	ASSERT_GE(j, 0);
+	ASSERT_GE(k, 0);
+	ms = pf_json_get(self->r.j[j], "machines");
+	ASSERT_EQ(3, ms->n);
+	EXPECT_STREQ("client", ms->items[0]->str);
+	EXPECT_STREQ("router", ms->items[1]->str);
+	EXPECT_STREQ("server", ms->items[2]->str);
+	ms = pf_json_get(self->r.j[k], "machines");
+	ASSERT_EQ(3, ms->n);
+	EXPECT_STREQ("server", ms->items[0]->str);
+	EXPECT_STREQ("router", ms->items[1]->str);
+	EXPECT_STREQ("client", ms->items[2]->str);
+	/* Three hops each (two, then end to end), none against the TTL. */
+	for (i = 0; i < 3; i++) {
+		h = hop(&self->r, j, i);
+		ASSERT_NE(NULL, h);
+		EXPECT_STRNE("server", hstr(h, "from"));
+		h = hop(&self->r, k, i);
+		ASSERT_NE(NULL, h);
+		EXPECT_STRNE("client", hstr(h, "from"));
+	}
+	EXPECT_EQ(NULL, hop(&self->r, j, 3));
+	EXPECT_EQ(NULL, hop(&self->r, k, 3));
+	cl = pf_merge_clock(self->r.m, 1, 2);	/* server - router */
+	ASSERT_NE(NULL, cl);
+	EXPECT_EQ(1U, cl->n_ab);
+	EXPECT_EQ(1U, cl->n_ba);
+	ASSERT_TRUE(cl->has_lo && cl->has_hi);
+	EXPECT_LE(cl->lo, cl->hi);
+}
+
+/*
  * A lazy filter held the first packet at the receiver's rx while it armed
  * (3 s here): the event is written at the replay, held_ns= after the
  * packet came. Its arrival is the event's time less held_ns: the clocks

@@ -37,6 +37,7 @@ struct pinfo {
 	bool mf;
 	uint32_t iplen;		/* from the header: the packet's length */
 	uint32_t flow;
+	unsigned int ttl;	/* IPv4 TTL, IPv6 hop limit */
 	bool l4;		/* the transport header is in the bytes */
 	bool tcp, udp, icmp;
 	unsigned int sport, dport;
@@ -162,6 +163,7 @@ static bool parse_ip(const unsigned char *d, uint32_t caplen,
 		pi->ipid = be16(d + 4);
 		pi->mf = d[6] & 0x20;
 		pi->frag = (be16(d + 6) & 0x1fff) * 8;
+		pi->ttl = d[8];
 		pi->proto = d[9];
 		memcpy(pi->saddr, d + 12, 4);
 		memcpy(pi->daddr, d + 16, 4);
@@ -176,6 +178,7 @@ static bool parse_ip(const unsigned char *d, uint32_t caplen,
 	pi->flow = be32(d) & 0xfffff;
 	pi->iplen = 40 + be16(d + 4);
 	nh = d[6];
+	pi->ttl = d[7];
 	memcpy(pi->saddr, d + 8, 16);
 	memcpy(pi->daddr, d + 24, 16);
 	off = 40;
@@ -395,12 +398,16 @@ enum { ST_L4, ST_RX, ST_TX, ST_OTHER };
 /* One packet graph (one stage of a machine's packet): what matching needs. */
 struct mrec {
 	uint64_t id, seq, rt;
+	uint64_t held;		/* held_ns: the event came that much after
+				 * the packet reached the stage */
 	uint64_t k[PF_MERGE_TIERS];
 	uint64_t off;		/* its summary, then its rendering, spilled */
 	uint32_t sum_len, body_len;	/* pcapng: no summary, its bytes */
 	uint32_t len;		/* the packet's length (len=) */
 	uint8_t have;		/* bit t: k[t] is a key */
 	uint8_t stage;
+	bool fwd;		/* an rx graph that forwarded the packet */
+	uint8_t ttl;		/* its TTL or hop limit, if have */
 };
 
 /* A machine's packet: its graphs (one id). */
@@ -599,6 +606,27 @@ static uint8_t stage_of(const char *s)
 
 static const char *const stage_names[] = { "l4", "rx", "tx", "?" };
 
+/*
+ * Does the graph below @n call ip_forward() or ip6_forward()? A router's
+ * rx graph holds the forwarding and the output to the next device: no
+ * tx graph follows (tx is LOCAL_OUT's, which a forwarded packet does not
+ * pass), so that rx graph is what it sent.
+ */
+static bool forwards(const struct pf_node *n, unsigned int depth)
+{
+	size_t i;
+
+	if (!n || depth > 512)
+		return false;
+	if (n->func && (!strcmp(n->func, "ip_forward") ||
+			!strcmp(n->func, "ip6_forward")))
+		return true;
+	for (i = 0; i < n->nchildren; i++)
+		if (forwards(n->children[i], depth + 1))
+			return true;
+	return false;
+}
+
 /* A graph, streamed: its record, its rendering spilled. */
 static int on_packet(void *arg, const struct pf_packet *pkt)
 {
@@ -622,10 +650,13 @@ static int on_packet(void *arg, const struct pf_packet *pkt)
 	r->id = pkt->id;
 	r->seq = pkt->seq;
 	r->rt = pkt->rt_ns;
+	r->held = pkt->held_ns;
 	r->stage = stage_of(pkt->stage);
+	r->fwd = r->stage == ST_RX && forwards(pkt->graph, 0);
 	r->len = pkt->len;
 	memset(&pi, 0, sizeof(pi));
 	if (pkt->has_data && parse_ip(pkt->data, pkt->caplen, &pi)) {
+		r->ttl = (uint8_t)pi.ttl;
 		keys_of(&pi, &k);
 		for (t = 0; t < PF_MERGE_TIERS; t++) {
 			r->k[t] = k.k[t];
@@ -831,7 +862,8 @@ static int group_packets(struct pf_merge *m)
 				if ((r->stage == ST_RX || r->stage == ST_L4) &&
 				    lp->in == NONE)
 					lp->in = (uint32_t)k;
-				if (r->stage == ST_TX)
+				/* Sent: its last tx graph, or forwarded. */
+				if (r->stage == ST_TX || r->fwd)
 					lp->out = (uint32_t)k;
 			}
 			lp->n = (uint32_t)(k - j);
@@ -857,7 +889,21 @@ struct ment {
 	uint64_t key, t;
 	uint32_t lp;
 	uint8_t side;		/* 0 sender, 1 receiver */
+	int ttl;		/* as it left the sender, as it came */
 };
+
+/*
+ * Can a packet that left a machine with TTL (hop limit) @s have come to
+ * another with @r? Routers only lower it. This tells the way of a link
+ * between two machines that both forward the packet (their rx graphs
+ * are sender and receiver at once, with the same bytes): A -> R -> B
+ * with B forwarding on to a namespace matches R -> B and, as bytes go,
+ * B -> R too.
+ */
+static bool ttl_ok(const struct ment *s, const struct ment *r)
+{
+	return r->ttl <= s->ttl;
+}
 
 static int cmp_ment(const void *pa, const void *pb)
 {
@@ -940,6 +986,17 @@ static void dir_clock(const struct pf_merge *m, struct dir *d)
 }
 
 /*
+ * When a received graph's packet reached the machine: its event's time
+ * less how long a lazy filter held the packet there (the event is
+ * written when the held packet is replayed). A sent graph's time is its
+ * event's: a packet held at tx leaves after its replay.
+ */
+static uint64_t rx_time(const struct mrec *r)
+{
+	return r->held < r->rt ? r->rt - r->held : r->rt;
+}
+
+/*
  * Appends to @e (holding @n) the packets of machine @mc not @used that have
  * tier @tier's key on their last sent record (@side 0, a sender) or their
  * first received one (@side 1); with @lacking, only those without the
@@ -961,8 +1018,15 @@ static size_t tier_entries(const struct pf_merge *m, const struct machine *mc,
 		rec = &m->recs[r];
 		if (!(rec->have & (1U << tier)) || (lacking && (rec->have & 1)))
 			continue;
-		e[n++] = (struct ment){ rec->k[tier], rec->rt,
-					mc->lp_first + (uint32_t)i, side };
+		/*
+		 * The TTL it left with: a forwarded packet's rx graph has
+		 * its bytes from before the forwarding lowered it.
+		 */
+		e[n++] = (struct ment){ rec->k[tier],
+					side ? rx_time(rec) : rec->rt,
+					mc->lp_first + (uint32_t)i, side,
+					!side && rec->stage == ST_RX ?
+					rec->ttl - 1 : rec->ttl };
 	}
 	return n;
 }
@@ -999,7 +1063,7 @@ static int match_tier(struct pf_merge *m, struct dir *d, int tier, bool sure,
 		if (!ns || !nr)
 			continue;
 		if (sure) {
-			if (ns == 1 && nr == 1)
+			if (ns == 1 && nr == 1 && ttl_ok(&e[i], &e[j]))
 				err = add_link(m, d, &e[i], &e[j], tier, true);
 			continue;
 		}
@@ -1013,13 +1077,14 @@ static int match_tier(struct pf_merge *m, struct dir *d, int tier, bool sure,
 			size_t best = SIZE_MAX, p;
 
 			if (!d->has_lo) {
-				best = next;
+				if (ttl_ok(&e[next], &e[q]))
+					best = next;
 			} else {
 				for (p = next; p < j; p++)
-					if (sdiff(e[q].t, e[p].t) >= d->lo)
-						best = p;
-					else
+					if (sdiff(e[q].t, e[p].t) < d->lo)
 						break;
+					else if (ttl_ok(&e[p], &e[q]))
+						best = p;
 			}
 			if (best == SIZE_MAX)
 				continue;	/* nothing sent before it */
@@ -1124,7 +1189,7 @@ static void one_way(const struct pf_merge *m, const struct mlink *l,
 {
 	const struct mrec *s = &m->recs[m->lps[l->from].out];
 	const struct mrec *r = &m->recs[m->lps[l->to].in];
-	int64_t raw = sdiff(r->rt, s->rt), x;
+	int64_t raw = sdiff(rx_time(r), s->rt), x;
 
 	memset(o, 0, sizeof(*o));
 	o->d.s = m->lps[l->from].machine;
@@ -1988,41 +2053,52 @@ const char pf_merge_help[] =
 "        trace with --at rx,tx on every machine). Works offline, as\n"
 "        report.\n"
 "\n"
-"        Matching. A packet sent (its last tx graph) by one machine is\n"
-"        the packet received (its first rx, else l4 graph) by another\n"
-"        when their first bytes agree on what survives the wire: IP\n"
-"        version, addresses, protocol, IPv4 identification or IPv6\n"
-"        fragment id, fragment offset and more-fragments flag, length,\n"
-"        IPv6 flow label, TCP ports, sequence and acknowledgment numbers\n"
-"        and flags, UDP ports, ICMP type, code, id and sequence, the\n"
-"        payload's length and its first 16 bytes (match \"bytes\"); else\n"
-"        through NAT, on the same without addresses, ports and ICMP id\n"
-"        (match \"nat\"); else, where one side's bytes end before the\n"
-"        transport header (a short --snaplen), on the IP header alone\n"
-"        (match \"ip\"). TTL, checksums and TOS are not compared. A\n"
-"        request and its reply, SYN, SYN-ACK and ACK, and each fragment\n"
-"        are distinct packets. One packet is linked to at most one packet\n"
-"        of each other machine each way; where several packets of a\n"
-"        machine share the same bytes (a retransmission, a duplicate),\n"
-"        each copy received is linked to the latest copy sent before it,\n"
-"        in order, and a copy left over is a journey of its own. A\n"
-"        packet seen on one machine only is a journey of one, which says\n"
-"        so. Segments that GSO or GRO merged or split (TSO, GRO on\n"
-"        virtio or veth) do not match: turn the offloads off (ethtool -K\n"
-"        DEV tso off gso off gro off) to follow TCP segment by segment.\n"
+"        Matching. A packet sent by one machine (its last tx graph, or a\n"
+"        router's rx graph that forwarded it, one that calls ip_forward\n"
+"        or ip6_forward: a forwarded packet passes no tx stage) is the\n"
+"        packet received (its first rx, else l4 graph) by another when\n"
+"        their first bytes agree on what survives the wire: IP version,\n"
+"        addresses, protocol, IPv4 identification or IPv6 fragment id,\n"
+"        fragment offset and more-fragments flag, length, IPv6 flow\n"
+"        label, TCP ports, sequence and acknowledgment numbers and flags,\n"
+"        UDP ports, ICMP type, code, id and sequence, the payload's\n"
+"        length and its first 16 bytes (match \"bytes\"); else through NAT,\n"
+"        on the same without addresses, ports and ICMP id (match \"nat\");\n"
+"        else, where one side's bytes end before the transport header (a\n"
+"        short --snaplen), on the IP header alone (match \"ip\"). TTL,\n"
+"        checksums and TOS are not compared, but a link only goes the way\n"
+"        the TTL (hop limit) falls: it must come with at most the TTL it\n"
+"        left with (a router's, its rx graph's less one), which tells the\n"
+"        way between two machines that both forward the packet. A request\n"
+"        and its reply, SYN, SYN-ACK and ACK, and each fragment are\n"
+"        distinct packets. One packet is linked to at most one packet of\n"
+"        each other machine each way; where several packets of a machine\n"
+"        share the same bytes (a retransmission, a duplicate), each copy\n"
+"        received is linked to the latest copy sent before it, in order,\n"
+"        and a copy left over is a journey of its own. A packet seen on\n"
+"        one machine only is a journey of one, which says so. A packet a\n"
+"        machine sends while it receives a traced one (an ACK, an echo\n"
+"        reply or a SYN-ACK sent from the receive) is part of that\n"
+"        packet's graph there, not a packet of its own (no event, no\n"
+"        bytes): on the machine that receives it, it is such a journey.\n"
+"        Segments that GSO or GRO merged or split (TSO, GRO on virtio or\n"
+"        veth) do not match: turn the offloads off (ethtool -K DEV tso\n"
+"        off gso off gro off) to follow TCP segment by segment.\n"
 "\n"
-"        Clocks. Each event carries its machine's wall clock (rt_ns).\n"
-"        For each pair of machines A, B the offset clock B - clock A is\n"
-"        estimated from the packets matched one to one: a packet A -> B\n"
-"        took t_B - t_A - offset >= 0, so the offset is at most the\n"
-"        least t_B - t_A; a packet B -> A bounds it from below by the\n"
-"        greatest t_B - t_A (the convex-hull method of Trace Compass,\n"
-"        with a constant offset). The estimate is the middle of that\n"
-"        interval; each hop's one-way time is shown as its estimate\n"
+"        Clocks. Each event carries its machine's wall clock (rt_ns). A\n"
+"        received packet that a lazy trace held while it armed counts\n"
+"        from when it came: rt_ns less held_ns (its event is written at\n"
+"        the replay). For each pair of machines A, B the offset\n"
+"        clock B - clock A is estimated from the packets matched one to\n"
+"        one: a packet A -> B took t_B - t_A - offset >= 0, so the offset\n"
+"        is at most the least t_B - t_A; a packet B -> A bounds it from\n"
+"        below by the greatest t_B - t_A (the convex-hull method of Trace\n"
+"        Compass, with a constant offset). The estimate is the middle of\n"
+"        that interval; each hop's one-way time is shown as its estimate\n"
 "        and interval, never negative. With packets one way only the\n"
 "        offset has one bound, and one-way times only a lower bound (or\n"
-"        upper): said so. Bounds that cross (clocks drifting apart over\n"
-"        a long trace, or a wrong match) are flagged INCONSISTENT.\n"
+"        upper): said so. Bounds that cross (clocks drifting apart over a\n"
+"        long trace, or a wrong match) are flagged INCONSISTENT.\n"
 "\n"
 "        Memory. Of each graph only its ids, time and match keys stay\n"
 "        in memory (about 160 bytes at the peak, while matching); its\n"

@@ -13,7 +13,9 @@
  * time.
  *
  * A machine's packet is its graphs with one packet id. Machine S's
- * packet whose last tx graph has the same key as machine R's packet's
+ * packet whose last sent graph (tx, or an rx graph that forwarded it:
+ * ip_forward() or ip6_forward() in it, a router's, since a forwarded
+ * packet passes no tx stage) has the same key as machine R's packet's
  * first received graph (rx, else l4) was sent by S and received by R:
  * a link S -> R. Keys, tried in this order:
  *   bytes: the IP version, addresses, protocol, IPv4 identification or
@@ -26,7 +28,12 @@
  *          rewrites);
  *   ip:    the IP header's fields of "bytes" alone, only where one of
  *          the two graphs lacks the transport header's bytes.
- * Hop limit, checksums, TOS and the IPv4 DF flag are not in any key.
+ * Hop limit, checksums, TOS and the IPv4 DF flag are not in any key; but
+ * a link S -> R needs R's TTL (hop limit) at most what S's packet left
+ * with (a forwarding rx graph's less one: its bytes are from before the
+ * decrement), routers only lowering it. Between two machines that both
+ * forward the packet (each rx graph sent and received at once, the same
+ * bytes) that alone tells the way.
  * One packet links to at most one packet of each other machine in each
  * direction. Where one key is on exactly one packet of each side, the
  * link is sure; where several packets on a side share a key
@@ -34,7 +41,10 @@
  * latest copy sent before it (by the clock offset known from the sure
  * links), in order, and copies left over stay alone.
  *
- * Clocks: for machines a < b, the offset o = clock_b - clock_a. A sure
+ * Clocks: a graph's time is its event's wall clock (rt_ns=); a received
+ * graph's is that less held_ns=, how long a lazy filter held the packet
+ * at the stage before its replay (when the event is written). For
+ * machines a < b, the offset o = clock_b - clock_a. A sure
  * link a -> b bounds it from above (o <= t_b - t_a: the one-way time is
  * never negative), one b -> a from below (o >= t_b - t_a): the interval
  * [max over b -> a, min over a -> b], as Trace Compass's convex hull

@@ -92,19 +92,45 @@ static int load_graphs(void)
 	return tx_graph && rx_graph ? 0 : -1;
 }
 
-/* A packet of one machine's trace: its event, then a real graph. */
+/*
+ * A router's rx graph: the packet forwarded, down to the next device (a
+ * forwarded packet has no tx graph: tx is LOCAL_OUT's).
+ */
+static const char fwd_graph[] =
+	" 1)               |  ip_rcv() {\n"
+	" 1)   1.300 us    |    ip_rcv_core();\n"
+	" 1)               |    ip_rcv_finish() {\n"
+	" 1)   3.000 us    |      ip_route_input_noref();\n"
+	" 1)               |      ip_forward() {\n"
+	" 1)               |        ip_forward_finish() {\n"
+	" 1)               |          ip_output() {\n"
+	" 1)   2.000 us    |            ip_finish_output2();\n"
+	" 1)   4.000 us    |          }\n"
+	" 1)   5.000 us    |        }\n"
+	" 1)   6.000 us    |      }\n"
+	" 1) + 10.000 us   |    }\n"
+	" 1) + 12.000 us   |  }\n";
+
+/* held_ns= of the next event put_pkt writes (then back to 0). */
+static uint64_t next_held;
+
+/*
+ * A packet of one machine's trace: its event, then a real graph. Stage
+ * "rx-fwd": an rx event, then a router's graph that forwards it.
+ */
 static void put_pkt(FILE *f, const char *stage, uint64_t id, uint64_t seq,
 		    uint64_t rt, const unsigned char *d, size_t n)
 {
-	bool tx = !strcmp(stage, "tx");
-	const char *g = tx ? tx_graph : rx_graph, *p;
+	bool tx = !strcmp(stage, "tx"), fwd = !strcmp(stage, "rx-fwd");
+	const char *g = tx ? tx_graph : fwd ? fwd_graph : rx_graph, *p;
 	size_t i;
 
 	fprintf(f, " %d)               |  /* pktfilt_packet: seq=%" PRIu64
 		" cpu=%d proto=udp saddr=10.9.0.1 daddr=10.9.0.2 sport=4000 dport=9000 ifindex=3 netns=4026532100 stage=%s id=%"
-		PRIu64 " root=%s len=%zu rt_ns=%" PRIu64 " data=", tx ? 0 : 1,
-		seq, tx ? 0 : 1, stage, id, tx ? "ip_local_out" : "ip_rcv", n,
-		rt);
+		PRIu64 " root=%s held_ns=%" PRIu64 " len=%zu rt_ns=%" PRIu64
+		" data=", tx ? 0 : 1, seq, tx ? 0 : 1, fwd ? "rx" : stage, id,
+		tx ? "ip_local_out" : "ip_rcv", next_held, n, rt);
+	next_held = 0;
 	for (i = 0; i < n; i++)
 		fprintf(f, "%02x", d[i]);
 	fputs(" */\n", f);
@@ -793,6 +819,198 @@ static uint32_t le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
+}
+
+/*
+ * A real router: its packet's one rx graph forwards it (ip_forward), and
+ * no tx graph follows. That graph is both what the router received and
+ * what it sent: one journey client -> router -> server, the hops in and
+ * out of the router, then client -> server direct (no NAT on the way).
+ * The answer comes back the same way. Before, the router had no sent
+ * graph: its packet was joined only from the client, the server's hop
+ * from the client alone.
+ */
+TEST_F(merge, router_forwards_in_rx)
+{
+	static const char *const names[] = { "client", "router", "server" };
+	struct pkt c = udp4("10.9.0.1", 4000, "10.8.0.2", 9000, 12, 64, "via router");
+	struct pkt r = udp4("10.9.0.1", 4000, "10.8.0.2", 9000, 12, 64, "via router");
+	struct pkt s = udp4("10.9.0.1", 4000, "10.8.0.2", 9000, 12, 63, "via router");
+	struct pkt a = udp4("10.8.0.2", 9000, "10.9.0.1", 4000, 99, 64, "answer");
+	struct pkt ar = udp4("10.8.0.2", 9000, "10.9.0.1", 4000, 99, 64, "answer");
+	struct pkt ac = udp4("10.8.0.2", 9000, "10.9.0.1", 4000, 99, 63, "answer");
+	const struct pf_json *ms, *h;
+	const struct pf_merge_clock *cl;
+	int j, k;
+
+	mt_pkt(&self->mt[0], "tx", 1, T0, &c);
+	mt_pkt(&self->mt[1], "rx-fwd", 40, T0 + 2 * MS + 20 * US, &r);
+	mt_pkt(&self->mt[2], "rx", 3, T0 - 1 * MS + 45 * US, &s);
+	mt_pkt(&self->mt[2], "tx", 4, T0 - 1 * MS + 100 * US, &a);
+	mt_pkt(&self->mt[1], "rx-fwd", 41, T0 + 2 * MS + 80 * US, &ar);
+	mt_pkt(&self->mt[0], "rx", 2, T0 + 120 * US, &ac);
+	ASSERT_EQ(0, run_merge(self->mt, names, 3, PF_MERGE_JSON, &self->r));
+	ASSERT_EQ(2, self->r.n);
+
+	j = journey_of(&self->r, "router", 40);
+	ASSERT_GE(j, 0);
+	EXPECT_EQ(j, journey_of(&self->r, "client", 1));
+	EXPECT_EQ(j, journey_of(&self->r, "server", 3));
+	ms = pf_json_get(self->r.j[j], "machines");
+	ASSERT_EQ(3, ms->n);
+	EXPECT_STREQ("client", ms->items[0]->str);
+	EXPECT_STREQ("router", ms->items[1]->str);
+	EXPECT_STREQ("server", ms->items[2]->str);
+	h = hop(&self->r, j, 0);
+	EXPECT_STREQ("client", hstr(h, "from"));
+	EXPECT_STREQ("router", hstr(h, "to"));
+	EXPECT_STREQ("rx", hstr(h, "to_stage"));
+	h = hop(&self->r, j, 1);
+	EXPECT_STREQ("router", hstr(h, "from"));
+	EXPECT_STREQ("rx", hstr(h, "from_stage"));
+	EXPECT_STREQ("server", hstr(h, "to"));
+	EXPECT_STREQ("bytes", hstr(h, "match"));
+	EXPECT_TRUE(pf_json_get(h, "sure")->b);
+	h = hop(&self->r, j, 2);
+	EXPECT_STREQ("client", hstr(h, "from"));
+	EXPECT_STREQ("server", hstr(h, "to"));
+	EXPECT_EQ(NULL, hop(&self->r, j, 3));
+	/* The router's one graph, once. */
+	EXPECT_EQ(1, pf_json_get(pf_json_get(self->r.j[j], "packets")->items[1],
+				 "graphs")->n);
+
+	/* The answer: server -> router -> client. */
+	k = journey_of(&self->r, "router", 41);
+	ASSERT_GE(k, 0);
+	EXPECT_NE(j, k);
+	ms = pf_json_get(self->r.j[k], "machines");
+	ASSERT_EQ(3, ms->n);
+	EXPECT_STREQ("server", ms->items[0]->str);
+	EXPECT_STREQ("router", ms->items[1]->str);
+	EXPECT_STREQ("client", ms->items[2]->str);
+	h = hop(&self->r, k, 1);
+	EXPECT_STREQ("router", hstr(h, "from"));
+	EXPECT_STREQ("client", hstr(h, "to"));
+
+	/* Each pair's clocks bounded both ways, around the offsets. */
+	cl = pf_merge_clock(self->r.m, 1, 2);	/* server - router */
+	ASSERT_NE(NULL, cl);
+	EXPECT_TRUE(cl->has_lo && cl->has_hi);
+	EXPECT_EQ(1U, cl->n_ab);
+	EXPECT_EQ(1U, cl->n_ba);
+	EXPECT_LE(cl->lo, -(int64_t)(3 * MS) + (int64_t)(25 * US));
+	EXPECT_GE(cl->hi, -(int64_t)(3 * MS) + (int64_t)(25 * US));
+	result_free(&self->r);
+	ASSERT_EQ(0, run_merge(self->mt, names, 3, PF_MERGE_TEXT, &self->r));
+	EXPECT_NE(NULL, strstr(self->r.out, "# client -> router -> server\n"));
+	EXPECT_NE(NULL, strstr(self->r.out, "# router rx -> server rx: "));
+}
+
+/*
+ * Two forwarders in a row, no NAT: client -> router -> server, the
+ * server forwarding on to a namespace behind it (its rx graph forwards
+ * too), and the answer back from there. Router and server each have an
+ * rx graph that is both what they received and what they sent, with the
+ * same bytes: as bytes go, router -> server and server -> router both
+ * match. The TTL tells the way (routers only lower it; a forwarded
+ * packet's rx graph has it from before its own decrement): one link
+ * each way per packet, the clocks of router and server consistent.
+ * Seen on real traces (selftests/vm/multi three): before, both links,
+ * the bounds of clock server - router crossed.
+ */
+TEST_F(merge, two_forwarders_ttl)
+{
+	static const char *const names[] = { "client", "router", "server" };
+	struct pkt c = udp4("10.9.0.1", 4000, "10.8.0.2", 9000, 12, 64, "to srv");
+	struct pkt r = udp4("10.9.0.1", 4000, "10.8.0.2", 9000, 12, 64, "to srv");
+	struct pkt s = udp4("10.9.0.1", 4000, "10.8.0.2", 9000, 12, 63, "to srv");
+	struct pkt a = udp4("10.8.0.2", 9000, "10.9.0.1", 4000, 99, 64, "from srv");
+	struct pkt ar = udp4("10.8.0.2", 9000, "10.9.0.1", 4000, 99, 63, "from srv");
+	struct pkt ac = udp4("10.8.0.2", 9000, "10.9.0.1", 4000, 99, 62, "from srv");
+	const struct pf_merge_clock *cl;
+	const struct pf_json *ms, *h;
+	size_t i;
+	int j, k;
+
+	mt_pkt(&self->mt[0], "tx", 1, T0, &c);
+	mt_pkt(&self->mt[1], "rx-fwd", 40, T0 + 2 * MS + 20 * US, &r);
+	mt_pkt(&self->mt[2], "rx-fwd", 3, T0 - 1 * MS + 45 * US, &s);
+	mt_pkt(&self->mt[2], "rx-fwd", 4, T0 - 1 * MS + 100 * US, &a);
+	mt_pkt(&self->mt[1], "rx-fwd", 41, T0 + 2 * MS + 130 * US, &ar);
+	mt_pkt(&self->mt[0], "rx", 2, T0 + 160 * US, &ac);
+	ASSERT_EQ(0, run_merge(self->mt, names, 3, PF_MERGE_JSON, &self->r));
+	ASSERT_EQ(2, self->r.n);
+	j = journey_of(&self->r, "client", 1);
+	k = journey_of(&self->r, "server", 4);
+	ASSERT_GE(j, 0);
+	ASSERT_GE(k, 0);
+	ms = pf_json_get(self->r.j[j], "machines");
+	ASSERT_EQ(3, ms->n);
+	EXPECT_STREQ("client", ms->items[0]->str);
+	EXPECT_STREQ("router", ms->items[1]->str);
+	EXPECT_STREQ("server", ms->items[2]->str);
+	ms = pf_json_get(self->r.j[k], "machines");
+	ASSERT_EQ(3, ms->n);
+	EXPECT_STREQ("server", ms->items[0]->str);
+	EXPECT_STREQ("router", ms->items[1]->str);
+	EXPECT_STREQ("client", ms->items[2]->str);
+	/* Three hops each (two, then end to end), none against the TTL. */
+	for (i = 0; i < 3; i++) {
+		h = hop(&self->r, j, i);
+		ASSERT_NE(NULL, h);
+		EXPECT_STRNE("server", hstr(h, "from"));
+		h = hop(&self->r, k, i);
+		ASSERT_NE(NULL, h);
+		EXPECT_STRNE("client", hstr(h, "from"));
+	}
+	EXPECT_EQ(NULL, hop(&self->r, j, 3));
+	EXPECT_EQ(NULL, hop(&self->r, k, 3));
+	cl = pf_merge_clock(self->r.m, 1, 2);	/* server - router */
+	ASSERT_NE(NULL, cl);
+	EXPECT_EQ(1U, cl->n_ab);
+	EXPECT_EQ(1U, cl->n_ba);
+	ASSERT_TRUE(cl->has_lo && cl->has_hi);
+	EXPECT_LE(cl->lo, cl->hi);
+}
+
+/*
+ * A lazy filter held the first packet at the receiver's rx while it armed
+ * (3 s here): the event is written at the replay, held_ns= after the
+ * packet came. Its arrival is the event's time less held_ns: the clocks
+ * and the one-way time are those of two_ways_offset, not 3 s more.
+ */
+TEST_F(merge, held_at_rx)
+{
+	struct pkt q = udp4("10.9.0.1", 4000, "10.9.0.2", 9000, 1, 64, "hello pktfilt");
+	struct pkt q2 = udp4("10.9.0.1", 4000, "10.9.0.2", 9000, 1, 63, "hello pktfilt");
+	struct pkt a = udp4("10.9.0.2", 9000, "10.9.0.1", 4000, 77, 64, "hello back");
+	struct pkt a2 = udp4("10.9.0.2", 9000, "10.9.0.1", 4000, 77, 63, "hello back");
+	const uint64_t off = 5 * MS, hold = 3000 * MS;
+	const struct pf_merge_clock *c;
+	const struct pf_json *h;
+	int j;
+
+	mt_pkt(&self->mt[0], "tx", 1, T0, &q);
+	next_held = hold;
+	mt_pkt(&self->mt[1], "rx", 10, T0 + off + 40 * US + hold, &q2);
+	/* The answer, sent after the replay; the client armed already. */
+	mt_pkt(&self->mt[1], "tx", 11, T0 + off + 100 * US + hold, &a);
+	mt_pkt(&self->mt[0], "rx", 2, T0 + 160 * US + hold, &a2);
+	ASSERT_EQ(0, run_merge(self->mt, AB, 2, PF_MERGE_JSON, &self->r));
+	ASSERT_EQ(2, self->r.n);
+	c = pf_merge_clock(self->r.m, 0, 1);
+	ASSERT_NE(NULL, c);
+	ASSERT_TRUE(c->has_lo && c->has_hi);
+	EXPECT_EQ((int64_t)(off + 40 * US), c->hi);
+	EXPECT_EQ((int64_t)(off - 60 * US), c->lo);
+	j = journey_of(&self->r, "client", 1);
+	ASSERT_GE(j, 0);
+	h = hop(&self->r, j, 0);
+	EXPECT_EQ(0, hnum(h, "one_way_min_ns"));
+	EXPECT_EQ(100 * US, hnum(h, "one_way_max_ns"));
+	EXPECT_EQ(50 * US, hnum(h, "one_way_ns"));
+	/* The graph keeps its held_ns for the reader. */
+	EXPECT_NE(NULL, strstr(self->r.out, "\"held_ns\":3000000000"));
 }
 
 /*

@@ -13,8 +13,11 @@
 # make soak          every VM group on 5.10 and the PREEMPT_RT flavours, and
 #                    the long counts: 200 unload cycles, 100,000 fuzzed
 #                    messages per user, 20 runs of --count 1000, the host
-#                    fuzzers for 30 minutes each, make bench-check and make
-#                    check-debug (PKTFILT_SOAK_PARTS picks some: TESTING.md)
+#                    fuzzers for 30 minutes each, make bench-check, make
+#                    check-debug and the groups on upstream 7.2 built as a
+#                    developer does, clang kCFI+ThinLTO and gcc with the
+#                    debug options (selftests/vm/own-kernel)
+#                    (PKTFILT_SOAK_PARTS picks some: TESTING.md)
 # make check-debug   the VM tests on Debian's 6.1 built with KASAN, lockdep,
 #                    KMEMLEAK and DEBUG_ATOMIC_SLEEP (built once, cached), at
 #                    the full counts

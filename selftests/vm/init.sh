@@ -7,7 +7,8 @@
 #
 # It mounts the usual filesystems, loads (modprobe) the kernel modules listed
 # in /etc/vm/modules, runs /etc/vm/cmd with /bin/sh from /pktfilt with its output
-# on the console, checks dmesg for BUG/WARNING/Oops/Call Trace, prints
+# on the console, checks dmesg for BUG/WARNING/Oops/Call Trace (and kCFI's
+# "CFI failure at", a BUG or, with CFI_PERMISSIVE, a WARNING), prints
 # "<marker> exit=RC dmesg=ok|bad" (the host strips that line), and powers off.
 
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -106,7 +107,7 @@ fi
 # Kernel complaints anywhere since boot fail the run. VM_DMESG_IGNORE is an
 # extended regex of known-harmless lines.
 dmesg_status=ok
-bad=$(dmesg | grep -E 'BUG|WARNING|Oops|Call Trace')
+bad=$(dmesg | grep -E 'BUG|WARNING|Oops|Call Trace|CFI failure')
 if [ -n "$bad" ] && [ -n "$VM_DMESG_IGNORE" ]; then
 	bad=$(printf '%s\n' "$bad" | grep -Ev "$VM_DMESG_IGNORE")
 fi

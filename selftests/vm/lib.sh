@@ -55,14 +55,15 @@ check() {
 	fi
 }
 
-# check_dmesg [NAME]: fail if the kernel logged BUG, WARNING, Oops or a
+# check_dmesg [NAME]: fail if the kernel logged BUG, WARNING, Oops, a kCFI
+# report (CFI failure) or a
 # Call Trace since the previous check_dmesg (or boot), printing those lines.
 check_dmesg() {
 	_name=${1:-dmesg clean}
 	_log=$(dmesg)
 	_total=$(printf '%s\n' "$_log" | wc -l)
 	_bad=$(printf '%s\n' "$_log" | tail -n "+$((VMTEST_DMESG_SEEN + 1))" |
-		grep -E 'BUG|WARNING|Oops|Call Trace')
+		grep -E 'BUG|WARNING|Oops|Call Trace|CFI failure')
 	VMTEST_DMESG_SEEN=$_total
 	if [ -n "$_bad" ]; then
 		printf '%s\n' "$_bad" | sed 's/^/# /'
